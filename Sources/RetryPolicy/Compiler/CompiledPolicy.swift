@@ -1,0 +1,146 @@
+/// How a rule spaces its retries and how many it makes: the compiled form of a rule's
+/// count and delay clause, in the spirit of RxSwiftExt's `RepeatBehavior`.
+///
+/// `maxCount` is the number of *retries* after the first attempt (so `maxCount: 5` allows
+/// six attempts in all), or nil for `retry forever`. It is never negative.
+///
+///     // retry 5 backoff 1s x1.5
+///     RepeatBehavior.exponential(maxCount: 5, initial: .seconds(1), multiplier: 1.5)
+public enum RepeatBehavior: Sendable, Hashable {
+  /// Retries at once: `immediately`, or a rule with no delay clause.
+  case immediate(maxCount: Int?)
+  /// The same delay before every retry: `delay D`.
+  case delayed(maxCount: Int?, delay: Duration)
+  /// Retry n waits `initial × multiplier^(n−1)`: `backoff D` or `backoff D xF`.
+  case exponential(maxCount: Int?, initial: Duration, multiplier: Double)
+  /// Retry n waits `initial + (n−1) × increment`: `backoff D +I`.
+  case linear(maxCount: Int?, initial: Duration, increment: Duration)
+  /// Retry n waits `delays[n−1]`; past the end the last delay repeats: `delays D1, D2, …`.
+  case customTimerDelayed(maxCount: Int?, delays: [Duration])
+
+  /// The most retries after the first attempt, or nil for no limit.
+  public var maxCount: Int? {
+    switch self {
+    case .immediate(let maxCount), .delayed(let maxCount, _), .exponential(let maxCount, _, _),
+      .linear(let maxCount, _, _), .customTimerDelayed(let maxCount, _):
+      maxCount.map { Swift.max(0, $0) }
+    }
+  }
+
+  /// The kind's name as `explain --json` writes it: `immediate`, `delayed`, `exponential`,
+  /// `linear` or `custom`.
+  public var kindName: String {
+    switch self {
+    case .immediate: "immediate"
+    case .delayed: "delayed"
+    case .exponential: "exponential"
+    case .linear: "linear"
+    case .customTimerDelayed: "custom"
+    }
+  }
+}
+
+/// How each delay is randomized, so that many clients do not retry in step.
+public enum Jitter: Sendable, Hashable {
+  /// `jitter P%`: the delay times a uniform factor in [1 − fraction, 1 + fraction].
+  case proportional(fraction: Double)
+  /// `jitter full`: a delay d becomes uniform in [0, d].
+  case full
+  /// `jitter equal`: a delay d becomes d/2 plus uniform in [0, d/2].
+  case equal
+  /// `jitter decorrelated`: uniform in [first delay, 3 × previous delay], then capped.
+  case decorrelated
+
+  /// The kind's name as `explain --json` writes it.
+  public var kindName: String {
+    switch self {
+    case .proportional: "proportional"
+    case .full: "full"
+    case .equal: "equal"
+    case .decorrelated: "decorrelated"
+    }
+  }
+}
+
+/// One compiled `retry` rule: which errors it takes, how often and how long it waits.
+public struct RetryRule: Sendable, Hashable {
+  /// The count and the delays.
+  public var behavior: RepeatBehavior
+  /// The classes of `on`; empty means any error but cancellation.
+  public var errorClasses: [String]
+  /// The classes of `except`: errors never retried by this rule.
+  public var excludedClasses: [String]
+  /// How delays are randomized, if at all.
+  public var jitter: Jitter?
+  /// The cap on every delay (`max`), applied after jitter.
+  public var maxDelay: Duration?
+  /// The host hook run before each retry (`after NAME`).
+  public var hook: String?
+  /// Whether a delay carried by the error replaces the computed one (`honoring retry-after`).
+  public var honorsRetryAfter: Bool
+
+  /// Creates a rule; every part but the behavior is optional.
+  public init(
+    behavior: RepeatBehavior,
+    errorClasses: [String] = [],
+    excludedClasses: [String] = [],
+    jitter: Jitter? = nil,
+    maxDelay: Duration? = nil,
+    hook: String? = nil,
+    honorsRetryAfter: Bool = false
+  ) {
+    self.behavior = behavior
+    self.errorClasses = errorClasses
+    self.excludedClasses = excludedClasses
+    self.jitter = jitter
+    self.maxDelay = maxDelay
+    self.hook = hook
+    self.honorsRetryAfter = honorsRetryAfter
+  }
+}
+
+/// A compiled policy: its rules, in order, and the policy-wide clauses.
+///
+/// A value: copies compare equal and print the same. Copies also share one retry budget
+/// (`budget P%`), so every run of a policy, from any task, draws on the same tokens.
+///
+///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
+///     let value = try await policy.run { try await client.fetch() }
+public struct CompiledPolicy: Sendable {
+  /// The policy's name in its file, or nil for a policy compiled from a single text.
+  public var name: String?
+  /// The rules; an error goes to the first rule whose classes match it.
+  public var rules: [RetryRule]
+  /// The overall deadline from the first attempt (`within`).
+  public var deadline: Duration?
+  /// The limit on each attempt (`timeout`).
+  public var attemptTimeout: Duration?
+  /// The retry budget (`budget P%`) as a fraction of first attempts, such as 0.1.
+  public var budgetRatio: Double?
+  /// The token bucket behind `budgetRatio`, shared by every copy of this value.
+  package let budget: RetryBudget?
+
+  /// Creates a policy from its parts; a budget ratio gets a fresh, shared token bucket.
+  public init(
+    name: String? = nil,
+    rules: [RetryRule],
+    deadline: Duration? = nil,
+    attemptTimeout: Duration? = nil,
+    budgetRatio: Double? = nil
+  ) {
+    self.name = name
+    self.rules = rules
+    self.deadline = deadline
+    self.attemptTimeout = attemptTimeout
+    self.budgetRatio = budgetRatio
+    self.budget = budgetRatio.map { RetryBudget(ratio: $0) }
+  }
+}
+
+extension CompiledPolicy: Equatable {
+  /// Policies are equal when their clauses are; the budget's live token count is not compared.
+  public static func == (lhs: CompiledPolicy, rhs: CompiledPolicy) -> Bool {
+    lhs.name == rhs.name && lhs.rules == rhs.rules && lhs.deadline == rhs.deadline
+      && lhs.attemptTimeout == rhs.attemptTimeout && lhs.budgetRatio == rhs.budgetRatio
+  }
+}

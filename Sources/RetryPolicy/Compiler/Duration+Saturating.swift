@@ -1,0 +1,54 @@
+extension Duration {
+  /// The longest delay the library computes: 10^9 seconds (about 31.7 years).
+  ///
+  /// Delay arithmetic saturates here instead of overflowing: `retry 1000 backoff 1s x10`
+  /// simply reaches this ceiling, and every larger delay is this one.
+  public static let saturatedDelay: Duration = .seconds(1_000_000_000)
+
+  /// The duration as seconds in a `Double`.
+  package var seconds: Double {
+    let (whole, attoseconds) = components
+    return Double(whole) + Double(attoseconds) / 1e18
+  }
+
+  /// A duration from seconds, rounded to the nanosecond and clamped to
+  /// [0, ``saturatedDelay``]; NaN becomes zero.
+  package static func saturating(seconds: Double) -> Duration {
+    guard seconds > 0 else { return .zero }  // also NaN
+    guard seconds < 1e9 else { return saturatedDelay }
+    let nanoseconds = (seconds * 1e9).rounded()
+    return .nanoseconds(Int64(nanoseconds))
+  }
+
+  /// The duration in the policy language's own notation: `250ms`, `1.5s`, `2m`, `1h`.
+  ///
+  /// Whole minutes and hours use `m` and `h`; below a second, whole milliseconds use `ms`;
+  /// everything else is seconds with as many decimals as needed (at most 9).
+  package var policyText: String {
+    let (whole, attoseconds) = components
+    if attoseconds == 0, whole != 0 {
+      if whole % 3600 == 0 { return "\(whole / 3600)h" }
+      if whole % 60 == 0 { return "\(whole / 60)m" }
+    }
+    if whole == 0, attoseconds != 0, attoseconds % 1_000_000_000_000_000 == 0 {
+      return "\(attoseconds / 1_000_000_000_000_000)ms"
+    }
+    return Self.decimalSeconds(whole: whole, attoseconds: attoseconds) + "s"
+  }
+
+  /// The duration as a plain decimal number of seconds, such as `5.0625` or `0.25`.
+  package var secondsText: String {
+    let (whole, attoseconds) = components
+    return Self.decimalSeconds(whole: whole, attoseconds: attoseconds)
+  }
+
+  private static func decimalSeconds(whole: Int64, attoseconds: Int64) -> String {
+    guard whole >= 0, attoseconds >= 0 else { return "-" + Duration.zero.secondsText }
+    let nanoseconds = attoseconds / 1_000_000_000
+    guard nanoseconds != 0 else { return "\(whole)" }
+    var fraction = String(nanoseconds)
+    fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+    while fraction.hasSuffix("0") { fraction.removeLast() }
+    return "\(whole).\(fraction)"
+  }
+}

@@ -1,0 +1,170 @@
+/// One row of a rule's schedule: the delay before a retry and the range jitter can give.
+public struct ScheduleEntry: Sendable, Hashable {
+  /// The retry the delay comes before, counted from 1.
+  public var retry: Int
+  /// The delay without jitter, after the cap.
+  public var delay: Duration
+  /// The shortest delay jitter can give, after the cap.
+  public var minimum: Duration
+  /// The longest delay jitter can give, after the cap.
+  public var maximum: Duration
+}
+
+/// A rule's delays, as `explain` shows them.
+public struct Schedule: Sendable, Hashable {
+  /// The rows, one a retry, at most the limit asked for.
+  public var entries: [ScheduleEntry]
+  /// Whether there are more retries than rows (always true for `retry forever`).
+  public var isTruncated: Bool
+  /// The most time all the rule's delays can add up to; nil for `retry forever`.
+  public var worstCaseTotal: Duration?
+}
+
+// The delay arithmetic. Everything here is a pure function of the rule and the retry number,
+// computed in seconds as `Double` and converted with `Duration.saturating(seconds:)`, so no
+// input overflows or traps: huge values stop at `Duration.saturatedDelay`, nothing goes below 0.
+extension RepeatBehavior {
+  /// The delay before retry `n` (counted from 1) without jitter or cap, in seconds.
+  package func baseSeconds(beforeRetry n: Int) -> Double {
+    let index = Swift.max(1, n) - 1
+    switch self {
+    case .immediate:
+      return 0
+    case .delayed(_, let delay):
+      return delay.seconds
+    case .exponential(_, let initial, let multiplier):
+      let start = initial.seconds
+      guard start > 0, multiplier.isFinite, multiplier > 0 else { return Swift.max(0, start) }
+      // A factor ≥ 1 only grows; stop early once past the ceiling so huge `n` stays cheap.
+      let growth = Double.pow(multiplier, Double(index))
+      return start * growth
+    case .linear(_, let initial, let increment):
+      return initial.seconds + Double(index) * increment.seconds
+    case .customTimerDelayed(_, let delays):
+      guard let last = delays.indices.last else { return 0 }
+      return delays[Swift.min(index, last)].seconds
+    }
+  }
+}
+
+extension Double {
+  fileprivate static func pow(_ base: Double, _ exponent: Double) -> Double {
+    // Repeated squaring keeps this free of Foundation; saturates to +infinity.
+    var result = 1.0
+    var factor = base
+    var remaining = exponent
+    while remaining >= 1 {
+      if remaining.truncatingRemainder(dividingBy: 2) >= 1 { result *= factor }
+      factor *= factor
+      remaining = (remaining / 2).rounded(.down)
+      if result.isInfinite || result == 0 { break }
+    }
+    return result
+  }
+}
+
+extension RetryRule {
+  /// The ceiling on delays: the rule's `max`, or the saturation point.
+  private var capSeconds: Double {
+    Swift.min(maxDelay?.seconds ?? Duration.saturatedDelay.seconds, Duration.saturatedDelay.seconds)
+  }
+
+  /// The delay before retry `n` (counted from 1) without jitter, after the cap.
+  public func nominalDelay(beforeRetry n: Int) -> Duration {
+    .saturating(seconds: Swift.min(behavior.baseSeconds(beforeRetry: n), capSeconds))
+  }
+
+  /// The shortest and longest delay jitter can give before retry `n`, after the cap.
+  public func delayBounds(beforeRetry n: Int) -> ClosedRange<Duration> {
+    let (low, high) = boundsInSeconds(beforeRetry: n)
+    let lower = Duration.saturating(seconds: low)
+    return lower...Swift.max(lower, Duration.saturating(seconds: high))
+  }
+
+  private func boundsInSeconds(beforeRetry n: Int) -> (Double, Double) {
+    let base = Swift.max(0, behavior.baseSeconds(beforeRetry: n))
+    let cap = capSeconds
+    switch jitter {
+    case nil:
+      return (Swift.min(base, cap), Swift.min(base, cap))
+    case .proportional(let fraction)?:
+      let spread = Swift.min(Swift.max(fraction, 0), 1)
+      return (Swift.min(base * (1 - spread), cap), Swift.min(base * (1 + spread), cap))
+    case .full?:
+      return (0, Swift.min(base, cap))
+    case .equal?:
+      return (Swift.min(base / 2, cap), Swift.min(base, cap))
+    case .decorrelated?:
+      let first = Swift.max(0, behavior.baseSeconds(beforeRetry: 1))
+      let exponent = Double(Swift.max(1, n))
+      return (Swift.min(first, cap), Swift.min(first * Double.pow(3, exponent), cap))
+    }
+  }
+
+  /// Draws the delay before retry `n` (counted from 1), jitter and cap applied.
+  ///
+  /// `previous` is the delay drawn before the previous retry; decorrelated jitter grows from
+  /// it. The result always lies in ``delayBounds(beforeRetry:)``.
+  package func delay(
+    beforeRetry n: Int,
+    previous: Duration?,
+    using generator: inout some RandomNumberGenerator
+  ) -> Duration {
+    let base = Swift.max(0, behavior.baseSeconds(beforeRetry: n))
+    let cap = capSeconds
+    let drawn: Double
+    switch jitter {
+    case nil:
+      drawn = base
+    case .proportional(let fraction)?:
+      let spread = Swift.min(Swift.max(fraction, 0), 1)
+      drawn = base * Self.uniform(1 - spread, 1 + spread, using: &generator)
+    case .full?:
+      drawn = Self.uniform(0, base, using: &generator)
+    case .equal?:
+      drawn = base / 2 + Self.uniform(0, base / 2, using: &generator)
+    case .decorrelated?:
+      let first = Swift.max(0, behavior.baseSeconds(beforeRetry: 1))
+      let last = previous.map { $0.seconds } ?? first
+      drawn = Self.uniform(first, Swift.max(first, 3 * last), using: &generator)
+    }
+    return .saturating(seconds: Swift.min(drawn, cap))
+  }
+
+  /// A uniform draw in [low, high]; the low end when the range is empty or not finite.
+  private static func uniform(
+    _ low: Double, _ high: Double, using generator: inout some RandomNumberGenerator
+  ) -> Double {
+    guard low.isFinite, high.isFinite, high > low else { return Swift.max(0, low.isFinite ? low : 0) }
+    let unit = Double(generator.next() >> 11) * 0x1.0p-53
+    return low + (high - low) * unit
+  }
+
+  /// The rule's delays, at most `limit` rows, and the worst-case total of all of them.
+  ///
+  /// For `retry forever` the rows stop at `limit` and the total is nil.
+  public func schedule(limit: Int = 100) -> Schedule {
+    let count = behavior.maxCount
+    let rows = Swift.min(Swift.max(0, limit), count ?? Int.max)
+    var entries: [ScheduleEntry] = []
+    entries.reserveCapacity(rows)
+    for retry in stride(from: 1, through: rows, by: 1) {
+      let bounds = delayBounds(beforeRetry: retry)
+      entries.append(
+        ScheduleEntry(
+          retry: retry, delay: nominalDelay(beforeRetry: retry),
+          minimum: bounds.lowerBound, maximum: bounds.upperBound))
+    }
+    var total: Duration?
+    if let count {
+      var seconds = 0.0
+      for retry in stride(from: 1, through: count, by: 1) {
+        seconds += delayBounds(beforeRetry: retry).upperBound.seconds
+        if seconds >= Duration.saturatedDelay.seconds { break }
+      }
+      total = .saturating(seconds: seconds)
+    }
+    return Schedule(
+      entries: entries, isTruncated: count.map { $0 > rows } ?? true, worstCaseTotal: total)
+  }
+}

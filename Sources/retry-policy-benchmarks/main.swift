@@ -1,0 +1,3 @@
+import RetryPolicy
+
+print("benchmarks: not written yet")

@@ -1,0 +1,3 @@
+import RetryPolicyCLI
+
+await CommandLineTool.main()
