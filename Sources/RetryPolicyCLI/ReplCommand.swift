@@ -1,7 +1,121 @@
-// PLACEHOLDER with the agreed signature; the REPL work replaces this file.
+import Foundation
+import Glibc
 
 /// `retry-policy repl`: the interactive session.
+///
+/// On a terminal it shows a prompt (`retry> `, `...> ` inside a block) and edits the line
+/// (arrows, Home, End, Backspace, Delete, Ctrl-A, Ctrl-E, Ctrl-K, Ctrl-U, Ctrl-W, history with
+/// Up and Down, kept in `~/.retry_policy_history` or `$RETRY_POLICY_HISTORY`). Ctrl-C clears
+/// the line and drops an open block; Ctrl-D on an empty line leaves. Color is used only on a
+/// terminal and never when `NO_COLOR` is set.
+///
+/// With standard input not a terminal it prints no prompt and no escape codes and reads lines
+/// to the end, so it can be scripted:
+///
+///     printf 'retry 3 backoff 1s\n:json\n' | retry-policy repl
+///
+/// Exit status: 0 at the end of input or `:quit`. On a terminal, errors in what is typed do
+/// not change it; from a pipe it is 1 when any line had an error (a policy with errors, an
+/// unknown command, an unreadable file), so scripts can tell. 2 for a usage error.
 enum ReplCommand {
+  /// The usage line and options, for `repl --help`.
+  static let usage = """
+    usage: retry-policy repl
+
+    An interactive session: type a policy to see it compiled and explained, or a command
+    such as ':help'. Reads lines from standard input when it is not a terminal.
+
+    """
+
   /// Runs the REPL with the arguments after `repl`; returns the exit status.
-  static func run(arguments: [String]) async -> Int32 { 0 }
+  static func run(arguments: [String]) async -> Int32 {
+    if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+      Terminal.write(usage)
+      return 0
+    }
+    if let first = arguments.first {
+      Terminal.write("error: unexpected argument '\(first)'\n" + usage, to: STDERR_FILENO)
+      return 2
+    }
+    let environment = ProcessInfo.processInfo.environment
+    if Terminal.isInputInteractive, Terminal.enableRawMode() {
+      defer { Terminal.restore() }
+      let usesColor = Terminal.isOutputInteractive && environment["NO_COLOR"] == nil
+      return runInteractive(
+        usesColor: usesColor, historyPath: History.defaultPath(environment: environment))
+    }
+    return runPiped()
+  }
+
+  /// Reads lines from a pipe or file to the end; no prompt, no escape codes.
+  static func runPiped() -> Int32 {
+    var session = ReplSession(usesColor: false)
+    while let line = readLine(strippingNewline: true) {
+      let text = line.hasSuffix("\r") ? String(line.dropLast()) : line
+      write(session.handle(line: text))
+      if session.isFinished { break }
+    }
+    if !session.isFinished { write(session.finish()) }
+    return session.errorCount > 0 ? 1 : 0
+  }
+
+  /// The session on a terminal in raw mode, with the line editor and the history file.
+  private static func runInteractive(usesColor: Bool, historyPath: String?) -> Int32 {
+    var history = historyPath.map { History.load(from: $0) } ?? History()
+    var editor = LineEditor(history: history.entries)
+    var decoder = KeyDecoder()
+    var session = ReplSession(usesColor: usesColor)
+
+    func redraw() {
+      let prompt = session.currentPrompt
+      let shown = usesColor ? "\u{1B}[1;34m\(prompt)\u{1B}[0m" : prompt
+      Terminal.write(
+        editor.render(
+          prompt: shown, promptWidth: TerminalWidth.of(prompt), terminalWidth: Terminal.width))
+    }
+
+    Terminal.write("retry-policy repl: type a policy, ':help' for help, Ctrl-D to leave\n")
+    redraw()
+    while true {
+      let bytes = Terminal.readBytes()
+      guard !bytes.isEmpty else {
+        Terminal.write("\n")
+        return 0
+      }
+      for key in decoder.decode(bytes) {
+        switch editor.handle(key) {
+        case .none:
+          continue
+        case .redraw:
+          redraw()
+        case .bell:
+          Terminal.write("\u{7}")
+        case .clearScreen:
+          Terminal.write("\u{1B}[H\u{1B}[2J")
+          redraw()
+        case .interrupt:
+          Terminal.write("^C\n")
+          session.interrupt()
+          redraw()
+        case .endOfInput:
+          Terminal.write("\n")
+          return 0
+        case .submit(let line):
+          Terminal.write("\n")
+          history.add(line)
+          if let historyPath { try? history.save(to: historyPath) }
+          editor.setHistory(history.entries)
+          write(session.handle(line: line))
+          if session.isFinished { return 0 }
+          redraw()
+        }
+      }
+    }
+  }
+
+  private static func write(_ messages: [ReplMessage]) {
+    for message in messages {
+      Terminal.write(message.text, to: message.stream == .output ? STDOUT_FILENO : STDERR_FILENO)
+    }
+  }
 }

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+@testable import RetryPolicyCLI
+
+/// Feeds lines to a session and collects what it writes to each stream.
+private struct SessionHarness {
+  var session: ReplSession
+  var output = ""
+  var errors = ""
+
+  init(files: [String: String] = [:]) {
+    session = ReplSession(
+      usesColor: false,
+      readFile: { path in
+        guard let text = files[path] else { throw CocoaError(.fileReadNoSuchFile) }
+        return text
+      })
+  }
+
+  @discardableResult
+  mutating func enter(_ lines: String...) -> String {
+    var combined = ""
+    for line in lines {
+      for message in session.handle(line: line) {
+        combined += message.text
+        switch message.stream {
+        case .output: output += message.text
+        case .error: errors += message.text
+        }
+      }
+    }
+    return combined
+  }
+}
+
+@Suite("REPL session")
+struct ReplSessionTests {
+  @Test("':help' lists every command")
+  func help() {
+    var harness = SessionHarness()
+    harness.enter(":help")
+    for command in ReplSession.commands {
+      #expect(harness.output.contains(":" + command.name))
+    }
+    #expect(harness.errors.isEmpty)
+    #expect(harness.session.errorCount == 0)
+  }
+
+  @Test(
+    "an unknown command is an error with the nearest command suggested",
+    arguments: [
+      (":hepl", "error: unknown command ':hepl'; did you mean ':help'?\n"),
+      (":jsno", "error: unknown command ':jsno'; did you mean ':json'?\n"),
+      (":simulte x", "error: unknown command ':simulte'; did you mean ':simulate'?\n"),
+      (":frobnicate", "error: unknown command ':frobnicate'; type ':help' for the commands\n"),
+      (":", "error: unknown command ':'; type ':help' for the commands\n"),
+    ])
+  func unknownCommand(line: String, expected: String) {
+    var harness = SessionHarness()
+    harness.enter(line)
+    #expect(harness.errors == expected)
+    #expect(harness.output.isEmpty)
+    #expect(harness.session.errorCount == 1)
+  }
+
+  @Test("':quit' finishes the session")
+  func quit() {
+    var harness = SessionHarness()
+    #expect(!harness.session.isFinished)
+    harness.enter(":quit")
+    #expect(harness.session.isFinished)
+  }
+
+  @Test("blank and comment lines do nothing")
+  func blankLines() {
+    var harness = SessionHarness()
+    #expect(harness.enter("", "   ", "# a comment").isEmpty)
+    #expect(harness.session.errorCount == 0)
+  }
+
+  @Test("'policy NAME {' opens a block that goes on until its '}'")
+  func block() {
+    var harness = SessionHarness()
+    #expect(harness.session.currentPrompt == "retry> ")
+    harness.enter("policy payments {")
+    #expect(harness.session.isInBlock)
+    #expect(harness.session.currentPrompt == "...> ")
+    harness.enter("  retry 1 on unauthorized  # a { in a comment does not count")
+    #expect(harness.session.isInBlock)
+    harness.enter("  within 2m")
+    #expect(harness.session.pendingBlock.count == 3)
+    harness.enter("}")
+    #expect(!harness.session.isInBlock)
+    #expect(harness.session.currentPrompt == "retry> ")
+  }
+
+  @Test("Ctrl-C drops the block being typed")
+  func interruptBlock() {
+    var harness = SessionHarness()
+    harness.enter("policy p {", "retry 3")
+    harness.session.interrupt()
+    #expect(!harness.session.isInBlock)
+    #expect(harness.session.pendingBlock.isEmpty)
+  }
+
+  @Test("commands work inside a block without ending it")
+  func commandInBlock() {
+    var harness = SessionHarness()
+    harness.enter("policy p {", ":help")
+    #expect(harness.session.isInBlock)
+    #expect(harness.output.contains(":quit"))
+  }
+
+  @Test(
+    "commands about the last policy need one",
+    arguments: [":ast", ":json", ":simulate ok", ":explain"])
+  func noPolicyYet(line: String) {
+    var harness = SessionHarness()
+    harness.enter(line)
+    #expect(harness.errors == "error: no policy yet; type one first\n")
+  }
+
+  @Test("':load' of a missing file is an error naming it")
+  func loadMissingFile() {
+    var harness = SessionHarness()
+    harness.enter(":load nowhere.retry")
+    #expect(harness.errors == "error: cannot read 'nowhere.retry': no such file\n")
+    #expect(harness.session.errorCount == 1)
+  }
+
+  @Test(
+    "commands without their argument say what they need",
+    arguments: [
+      (":load", "error: ':load' needs a file name\n"),
+      (":explain nothing", "error: no policy 'nothing'; load a file with ':load FILE' first\n"),
+    ])
+  func missingArgument(line: String, expected: String) {
+    var harness = SessionHarness()
+    harness.enter(line)
+    #expect(harness.errors == expected)
+  }
+
+  @Test(
+    "brace balance ignores comments",
+    arguments: [
+      ("policy p {", 1), ("}", -1), ("policy p { # }", 1), ("# {", 0), ("{ } {", 1),
+    ])
+  func braceBalance(line: String, balance: Int) {
+    #expect(ReplSession.braceBalance(of: line) == balance)
+  }
+}
