@@ -83,6 +83,13 @@ enum ReplCommand {
         return 0
       }
       for key in decoder.decode(bytes) {
+        if key == .enter || key == .interrupt {
+          // Show the whole line's end, so what follows starts after it, not inside it.
+          let line = editor
+          _ = editor.handle(.end)
+          redraw()
+          editor = line
+        }
         switch editor.handle(key) {
         case .none:
           continue
