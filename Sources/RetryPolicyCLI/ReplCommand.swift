@@ -65,21 +65,25 @@ enum ReplCommand {
     var editor = LineEditor(history: history.entries)
     var decoder = KeyDecoder()
     var session = ReplSession(usesColor: usesColor)
+    // The prompt and the line being edited go to the terminal even when output is redirected.
+    let screen = Terminal.isOutputInteractive ? STDOUT_FILENO : STDERR_FILENO
 
     func redraw() {
       let prompt = session.currentPrompt
       let shown = usesColor ? "\u{1B}[1;34m\(prompt)\u{1B}[0m" : prompt
       Terminal.write(
         editor.render(
-          prompt: shown, promptWidth: TerminalWidth.of(prompt), terminalWidth: Terminal.width))
+          prompt: shown, promptWidth: TerminalWidth.of(prompt), terminalWidth: Terminal.width),
+        to: screen)
     }
 
-    Terminal.write("retry-policy repl: type a policy, ':help' for help, Ctrl-D to leave\n")
+    Terminal.write(
+      "retry-policy repl: type a policy, ':help' for help, Ctrl-D to leave\n", to: screen)
     redraw()
     while true {
       let bytes = Terminal.readBytes()
       guard !bytes.isEmpty else {
-        Terminal.write("\n")
+        Terminal.write("\n", to: screen)
         return 0
       }
       for key in decoder.decode(bytes) {
@@ -96,19 +100,19 @@ enum ReplCommand {
         case .redraw:
           redraw()
         case .bell:
-          Terminal.write("\u{7}")
+          Terminal.write("\u{7}", to: screen)
         case .clearScreen:
-          Terminal.write("\u{1B}[H\u{1B}[2J")
+          Terminal.write("\u{1B}[H\u{1B}[2J", to: screen)
           redraw()
         case .interrupt:
-          Terminal.write("^C\n")
+          Terminal.write("^C\n", to: screen)
           session.interrupt()
           redraw()
         case .endOfInput:
-          Terminal.write("\n")
+          Terminal.write("\n", to: screen)
           return 0
         case .submit(let line):
-          Terminal.write("\n")
+          Terminal.write("\n", to: screen)
           history.add(line)
           if let historyPath { try? history.save(to: historyPath) }
           editor.setHistory(history.entries)
