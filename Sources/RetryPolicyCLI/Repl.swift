@@ -100,9 +100,9 @@ struct ReplSession {
   var currentPrompt: String { isInBlock ? Self.continuationPrompt : Self.prompt }
 
   /// Handles one line typed in (without its line end).
-  mutating func handle(line: String) -> [ReplMessage] {
+  mutating func handle(line: String) async -> [ReplMessage] {
     let trimmed = line.trimmingCharacters(in: .whitespaces)
-    if trimmed.hasPrefix(":") { return command(trimmed) }
+    if trimmed.hasPrefix(":") { return await command(trimmed) }
     if isInBlock {
       pendingBlock.append(line)
       openBraces += Self.braceBalance(of: line)
@@ -177,7 +177,7 @@ struct ReplSession {
 
   // MARK: Commands
 
-  private mutating func command(_ line: String) -> [ReplMessage] {
+  private mutating func command(_ line: String) async -> [ReplMessage] {
     let body = line.dropFirst()
     let name = String(body.prefix { !$0.isWhitespace })
     let argument = body.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
@@ -198,7 +198,7 @@ struct ReplSession {
       guard !argument.isEmpty else {
         return failure("':simulate' needs outcomes, such as ':simulate serverError timeout ok'")
       }
-      switch ReplRendering.simulate(policy, outcomes: argument) {
+      switch await ReplRendering.simulate(policy, outcomes: argument) {
       case .success(let text): return [output(text)]
       case .failure(let message): return failure(message.text)
       }

@@ -41,18 +41,18 @@ enum ReplCommand {
     if Terminal.isInputInteractive, Terminal.enableRawMode() {
       defer { Terminal.restore() }
       let usesColor = Terminal.isOutputInteractive && environment["NO_COLOR"] == nil
-      return runInteractive(
+      return await runInteractive(
         usesColor: usesColor, historyPath: History.defaultPath(environment: environment))
     }
-    return runPiped()
+    return await runPiped()
   }
 
   /// Reads lines from a pipe or file to the end; no prompt, no escape codes.
-  static func runPiped() -> Int32 {
+  static func runPiped() async -> Int32 {
     var session = ReplSession(usesColor: false)
     while let line = readLine(strippingNewline: true) {
       let text = line.hasSuffix("\r") ? String(line.dropLast()) : line
-      write(session.handle(line: text))
+      write(await session.handle(line: text))
       if session.isFinished { break }
     }
     if !session.isFinished { write(session.finish()) }
@@ -60,7 +60,7 @@ enum ReplCommand {
   }
 
   /// The session on a terminal in raw mode, with the line editor and the history file.
-  private static func runInteractive(usesColor: Bool, historyPath: String?) -> Int32 {
+  private static func runInteractive(usesColor: Bool, historyPath: String?) async -> Int32 {
     var history = historyPath.map { History.load(from: $0) } ?? History()
     var editor = LineEditor(history: history.entries)
     var decoder = KeyDecoder()
@@ -116,7 +116,7 @@ enum ReplCommand {
           history.add(line)
           if let historyPath { try? history.save(to: historyPath) }
           editor.setHistory(history.entries)
-          write(session.handle(line: line))
+          write(await session.handle(line: line))
           if session.isFinished { return 0 }
           redraw()
         }

@@ -132,7 +132,7 @@ enum ReplRendering {
   /// class name (`serverError`, `timeout`) for a failure of that class.
   static func simulate(
     _ policy: CompiledPolicy, outcomes text: String
-  ) -> Result<String, ReplFailure> {
+  ) async -> Result<String, ReplFailure> {
     let words = text.split { $0 == " " || $0 == "," || $0 == "\t" }.map(String.init)
     guard words.count <= maximumOutcomes else {
       return .failure(ReplFailure(text: "too many outcomes; at most \(maximumOutcomes)"))

@@ -19,10 +19,10 @@ private struct SessionHarness {
   }
 
   @discardableResult
-  mutating func enter(_ lines: String...) -> String {
+  mutating func enter(_ lines: String...) async -> String {
     var combined = ""
     for line in lines {
-      for message in session.handle(line: line) {
+      for message in await session.handle(line: line) {
         combined += message.text
         switch message.stream {
         case .output: output += message.text
@@ -37,9 +37,9 @@ private struct SessionHarness {
 @Suite("REPL session")
 struct ReplSessionTests {
   @Test("':help' lists every command")
-  func help() {
+  func help() async {
     var harness = SessionHarness()
-    harness.enter(":help")
+    await harness.enter(":help")
     for command in ReplSession.commands {
       #expect(harness.output.contains(":" + command.name))
     }
@@ -56,58 +56,58 @@ struct ReplSessionTests {
       (":frobnicate", "error: unknown command ':frobnicate'; type ':help' for the commands\n"),
       (":", "error: unknown command ':'; type ':help' for the commands\n"),
     ])
-  func unknownCommand(line: String, expected: String) {
+  func unknownCommand(line: String, expected: String) async {
     var harness = SessionHarness()
-    harness.enter(line)
+    await harness.enter(line)
     #expect(harness.errors == expected)
     #expect(harness.output.isEmpty)
     #expect(harness.session.errorCount == 1)
   }
 
   @Test("':quit' finishes the session")
-  func quit() {
+  func quit() async {
     var harness = SessionHarness()
     #expect(!harness.session.isFinished)
-    harness.enter(":quit")
+    await harness.enter(":quit")
     #expect(harness.session.isFinished)
   }
 
   @Test("blank and comment lines do nothing")
-  func blankLines() {
+  func blankLines() async {
     var harness = SessionHarness()
-    #expect(harness.enter("", "   ", "# a comment").isEmpty)
+    #expect(await harness.enter("", "   ", "# a comment").isEmpty)
     #expect(harness.session.errorCount == 0)
   }
 
   @Test("'policy NAME {' opens a block that goes on until its '}'")
-  func block() {
+  func block() async {
     var harness = SessionHarness()
     #expect(harness.session.currentPrompt == "retry> ")
-    harness.enter("policy payments {")
+    await harness.enter("policy payments {")
     #expect(harness.session.isInBlock)
     #expect(harness.session.currentPrompt == "...> ")
-    harness.enter("  retry 1 on unauthorized  # a { in a comment does not count")
+    await harness.enter("  retry 1 on unauthorized  # a { in a comment does not count")
     #expect(harness.session.isInBlock)
-    harness.enter("  within 2m")
+    await harness.enter("  within 2m")
     #expect(harness.session.pendingBlock.count == 3)
-    harness.enter("}")
+    await harness.enter("}")
     #expect(!harness.session.isInBlock)
     #expect(harness.session.currentPrompt == "retry> ")
   }
 
   @Test("Ctrl-C drops the block being typed")
-  func interruptBlock() {
+  func interruptBlock() async {
     var harness = SessionHarness()
-    harness.enter("policy p {", "retry 3")
+    await harness.enter("policy p {", "retry 3")
     harness.session.interrupt()
     #expect(!harness.session.isInBlock)
     #expect(harness.session.pendingBlock.isEmpty)
   }
 
   @Test("commands work inside a block without ending it")
-  func commandInBlock() {
+  func commandInBlock() async {
     var harness = SessionHarness()
-    harness.enter("policy p {", ":help")
+    await harness.enter("policy p {", ":help")
     #expect(harness.session.isInBlock)
     #expect(harness.output.contains(":quit"))
   }
@@ -115,16 +115,16 @@ struct ReplSessionTests {
   @Test(
     "commands about the last policy need one",
     arguments: [":ast", ":json", ":simulate ok", ":explain"])
-  func noPolicyYet(line: String) {
+  func noPolicyYet(line: String) async {
     var harness = SessionHarness()
-    harness.enter(line)
+    await harness.enter(line)
     #expect(harness.errors == "error: no policy yet; type one first\n")
   }
 
   @Test("':load' of a missing file is an error naming it")
-  func loadMissingFile() {
+  func loadMissingFile() async {
     var harness = SessionHarness()
-    harness.enter(":load nowhere.retry")
+    await harness.enter(":load nowhere.retry")
     #expect(harness.errors == "error: cannot read 'nowhere.retry': no such file\n")
     #expect(harness.session.errorCount == 1)
   }
@@ -135,9 +135,9 @@ struct ReplSessionTests {
       (":load", "error: ':load' needs a file name\n"),
       (":explain nothing", "error: no policy 'nothing'; load a file with ':load FILE' first\n"),
     ])
-  func missingArgument(line: String, expected: String) {
+  func missingArgument(line: String, expected: String) async {
     var harness = SessionHarness()
-    harness.enter(line)
+    await harness.enter(line)
     #expect(harness.errors == expected)
   }
 
