@@ -137,7 +137,7 @@ private struct CommentCursor {
   mutating func ownLine(before line: Int) -> [String] {
     var result: [String] = []
     while index < comments.count, comments[index].range.start.line < line {
-      result.append(comments[index].text)
+      result.append(Self.trimmed(comments[index].text))
       index += 1
     }
     return result
@@ -147,10 +147,22 @@ private struct CommentCursor {
   mutating func trailing(through line: Int) -> String {
     var result = ""
     while index < comments.count, comments[index].range.start.line <= line {
-      result += "  " + comments[index].text
+      result += "  " + Self.trimmed(comments[index].text)
       index += 1
     }
     return result
+  }
+
+  /// A comment without the blanks at its end.
+  static func trimmed(_ text: String) -> String {
+    var end = text.utf8.endIndex
+    while end > text.utf8.startIndex {
+      let before = text.utf8.index(before: end)
+      let byte = text.utf8[before]
+      guard byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") else { break }
+      end = before
+    }
+    return String(text[..<end])
   }
 
   /// Every comment not handed out yet.
