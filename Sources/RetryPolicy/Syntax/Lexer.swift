@@ -89,6 +89,13 @@ struct Lexer {
     return index < bytes.count ? bytes[index] : nil
   }
 
+  /// Moves past one ASCII byte that is not a line end.
+  @inline(__always)
+  private mutating func stepASCII() {
+    offset += 1
+    column += 1
+  }
+
   /// Moves past one byte that is not a line end.
   private mutating func step() {
     if bytes[offset] & 0xC0 != 0x80 { column += 1 }
@@ -158,16 +165,16 @@ struct Lexer {
 
   private mutating func scanNumber() -> Token {
     let start = location
-    while offset < bytes.count, isDigit(bytes[offset]) { step() }
+    while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
     var hasFraction = false
     if offset < bytes.count, bytes[offset] == .dot {
       if let next = peek(1), isDigit(next) {
         hasFraction = true
         step()
-        while offset < bytes.count, isDigit(bytes[offset]) { step() }
+        while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
       } else {
         step()
-        while offset < bytes.count, isIdentifierByte(bytes[offset]) { step() }
+        while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
         let range = SourceRange(start: start, end: location)
         diagnostics.append(
           Diagnostic(.malformedNumber(text(start.offset, offset)), at: range))
@@ -205,12 +212,12 @@ struct Lexer {
         range: SourceRange(start: start, end: location), keyword: .x, isIdentifier: false,
         hasFraction: false, unitStart: offset)
     }
-    while offset < bytes.count, isIdentifierByte(bytes[offset]) { step() }
+    while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
     var isIdentifier = true
     while continuesLooseWord(at: offset) {
       isIdentifier = false
       if bytes[offset] >= 0x80 { stepScalar() } else { step() }
-      while offset < bytes.count, isIdentifierByte(bytes[offset]) { step() }
+      while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
     }
     let keyword = Keyword.matching(slice(start.offset, offset))
     return Token(

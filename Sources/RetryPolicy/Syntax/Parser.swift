@@ -177,8 +177,8 @@ struct PolicyParser {
       advance()
       if isAtLineEnd {
         report(.expectedPolicyLine(shownName), at: token.range)
-      } else if let line = parseLine(isPolicyText: false) {
-        lines.append(line)
+      } else {
+        parseLine(isPolicyText: false, into: &lines)
       }
     } else if token.kind == .leftBrace {
       form = .block
@@ -231,7 +231,7 @@ struct PolicyParser {
           reportUnterminated(name: name, brace: brace)
           return lines
         }
-        if let line = parseLine(isPolicyText: false) { lines.append(line) }
+        parseLine(isPolicyText: false, into: &lines)
         isFirstLine = false
       }
     }
@@ -250,7 +250,7 @@ struct PolicyParser {
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
-      if let line = parseLine(isPolicyText: true) { lines.append(line) }
+      parseLine(isPolicyText: true, into: &lines)
     }
     if lines.isEmpty && lexer.diagnostics.isEmpty {
       report(.emptyPolicy(), at: SourceRange(start: .start, end: .start))
@@ -265,11 +265,13 @@ struct PolicyParser {
 
   // MARK: Lines
 
-  /// Parses one line, up to (not including) its end; nil when nothing could be recorded.
-  private mutating func parseLine(isPolicyText: Bool) -> LineSyntax? {
+  /// Parses one line, up to (not including) its end, and adds it to `lines` unless nothing
+  /// could be recorded.
+  private mutating func parseLine(isPolicyText: Bool, into lines: inout [LineSyntax]) {
     let start = token.range.start
     var head: RetryHeadSyntax?
     var clauses: [ClauseSyntax] = []
+    clauses.reserveCapacity(8)
     // Once the line's start is diagnosed, a missing `retry` is not reported again.
     var isStartDiagnosed = false
     if token.keyword == .retry {
@@ -289,15 +291,13 @@ struct PolicyParser {
         report(.expectedRetry(before: keyword.rawValue), at: token.range)
         isStartDiagnosed = true
       }
-      if let clause = parseClause(keyword) {
-        clauses.append(clause)
-      } else {
+      if !parseClause(keyword, into: &clauses) {
         skipToClause()
       }
     }
-    if head == nil && clauses.isEmpty { return nil }
-    return LineSyntax(
-      head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd))
+    if head == nil && clauses.isEmpty { return }
+    lines.append(
+      LineSyntax(head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd)))
   }
 
   /// Reports the current token where a clause (or a line) was expected.
@@ -370,84 +370,94 @@ struct PolicyParser {
 
   // MARK: Clauses
 
-  /// Parses the clause that starts with `keyword`, at its keyword; nil after an error.
-  private mutating func parseClause(_ keyword: Keyword) -> ClauseSyntax? {
+  /// Parses the clause that starts with `keyword`, at its keyword, and adds it to `clauses`;
+  /// false after an error.
+  private mutating func parseClause(_ keyword: Keyword, into clauses: inout [ClauseSyntax]) -> Bool
+  {
     let keywordRange = token.range
     let word = keyword.rawValue
     advance()
-    let kind: ClauseSyntax.Kind
     switch keyword {
     case .on, .except:
-      guard let names = parseNames(after: word) else { return nil }
-      kind = keyword == .on ? .on(names) : .except(names)
+      guard let names = parseNames(after: word) else { return false }
+      return add(keyword == .on ? .on(names) : .except(names), keywordRange, to: &clauses)
     case .immediately:
-      kind = .immediately
+      return add(.immediately, keywordRange, to: &clauses)
     case .delay:
-      guard let duration = parseDuration(after: word) else { return nil }
-      kind = .delay(duration)
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.delay(duration), keywordRange, to: &clauses)
     case .max:
-      guard let duration = parseDuration(after: word) else { return nil }
-      kind = .max(duration)
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.max(duration), keywordRange, to: &clauses)
     case .within:
-      guard let duration = parseDuration(after: word) else { return nil }
-      kind = .within(duration)
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.within(duration), keywordRange, to: &clauses)
     case .timeout:
-      guard let duration = parseDuration(after: word) else { return nil }
-      kind = .timeout(duration)
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.timeout(duration), keywordRange, to: &clauses)
     case .backoff:
-      guard let duration = parseDuration(after: word) else { return nil }
+      guard let duration = parseDuration(after: word) else { return false }
       var growth: BackoffGrowthSyntax?
       if token.keyword == .x {
         advance()
         guard token.kind == .number else {
           if token.kind != .error { report(.expectedFactor(), at: token.range) }
-          return nil
+          return false
         }
         growth = .factor(parseNumber())
       } else if token.kind == .plus {
         advance()
         guard token.kind == .duration || token.kind == .number else {
           if token.kind != .error { report(.expectedIncrement(), at: token.range) }
-          return nil
+          return false
         }
-        guard let increment = parseDuration(after: "+") else { return nil }
+        guard let increment = parseDuration(after: "+") else { return false }
         growth = .increment(increment)
       }
-      kind = .backoff(duration, growth)
+      return add(.backoff(duration, growth), keywordRange, to: &clauses)
     case .delays:
-      guard let first = parseDuration(after: word) else { return nil }
+      guard let first = parseDuration(after: word) else { return false }
       var durations = [first]
       while token.kind == .comma {
         advance()
-        guard let next = parseDuration(after: ",") else { return nil }
+        guard let next = parseDuration(after: ",") else { return false }
         durations.append(next)
       }
-      kind = .delays(durations)
+      return add(.delays(durations), keywordRange, to: &clauses)
     case .jitter:
-      guard let jitter = parseJitter() else { return nil }
-      kind = .jitter(jitter)
+      guard let jitter = parseJitter() else { return false }
+      return add(.jitter(jitter), keywordRange, to: &clauses)
     case .after:
       guard
         let name = parseName(
           "a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
-      else { return nil }
-      kind = .after(name)
+      else { return false }
+      return add(.after(name), keywordRange, to: &clauses)
     case .honoring:
       guard token.keyword == .retryAfter else {
         if token.kind != .error { report(.expectedRetryAfter(), at: token.range) }
-        return nil
+        return false
       }
       advance()
-      kind = .honoringRetryAfter
+      return add(.honoringRetryAfter, keywordRange, to: &clauses)
     case .budget:
-      guard let percent = parsePercent(after: word) else { return nil }
-      kind = .budget(percent)
+      guard let percent = parsePercent(after: word) else { return false }
+      return add(.budget(percent), keywordRange, to: &clauses)
     case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
-      return nil
+      return false
     }
-    return ClauseSyntax(
-      kind: kind, keywordRange: keywordRange,
-      range: SourceRange(start: keywordRange.start, end: previousEnd))
+  }
+
+  /// Adds a clause that ends with the last token read.
+  private func add(
+    _ kind: __owned ClauseSyntax.Kind, _ keywordRange: SourceRange,
+    to clauses: inout [ClauseSyntax]
+  ) -> Bool {
+    clauses.append(
+      ClauseSyntax(
+        kind: kind, keywordRange: keywordRange,
+        range: SourceRange(start: keywordRange.start, end: previousEnd)))
+    return true
   }
 
   private mutating func parseNames(after keyword: String) -> [NameSyntax]? {
@@ -606,9 +616,8 @@ struct PolicyParser {
   private mutating func parseDuration(after keyword: String) -> DurationLiteralSyntax? {
     switch token.kind {
     case .duration:
-      let unitText = lexer.text(token.unitStart, token.end)
-      let number = lexer.text(token.start, token.unitStart)
-      guard let unit = DurationUnit(rawValue: unitText) else {
+      guard let unit = DurationUnit(lexer.slice(token.unitStart, token.end)) else {
+        let unitText = lexer.text(token.unitStart, token.end)
         // The number before the unit is ASCII: the unit's column follows from its offset.
         var unitStart = token.range.start
         unitStart.column += token.unitStart - token.start
@@ -622,7 +631,8 @@ struct PolicyParser {
         lexer.slice(token.start, token.unitStart), nanosecondsPerUnit: unit.nanoseconds)
       if duration == nil { report(.durationTooLarge(text), at: token.range) }
       let literal = DurationLiteralSyntax(
-        number: number, unit: unit, duration: duration, range: token.range)
+        number: lexer.text(token.start, token.unitStart), unit: unit, duration: duration,
+        range: token.range)
       advance()
       return literal
     case .number:
@@ -684,9 +694,12 @@ struct PolicyParser {
     let (wholeNanoseconds, overflow) = whole.multipliedReportingOverflow(by: nanosecondsPerUnit)
     if overflow { return nil }
     // fraction / 10^9 of a unit, in nanoseconds, rounded to nearest: below one unit, so it fits.
-    let product = nanosecondsPerUnit.multipliedFullWidth(by: fraction)
-    let (quotient, remainder) = Int64(1_000_000_000).dividingFullWidth(product)
-    let fractionNanoseconds = quotient + (remainder >= 500_000_000 ? 1 : 0)
+    var fractionNanoseconds: Int64 = 0
+    if fraction > 0 {
+      let product = nanosecondsPerUnit.multipliedFullWidth(by: fraction)
+      let (quotient, remainder) = Int64(1_000_000_000).dividingFullWidth(product)
+      fractionNanoseconds = quotient + (remainder >= 500_000_000 ? 1 : 0)
+    }
     let (total, carry) = wholeNanoseconds.addingReportingOverflow(fractionNanoseconds)
     if carry { return nil }
     return .nanoseconds(total)
@@ -694,6 +707,17 @@ struct PolicyParser {
 }
 
 extension DurationUnit {
+  /// The unit spelt by `bytes`, if any.
+  init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+    switch (bytes.count, bytes.first) {
+    case (1, UInt8(ascii: "s")?): self = .seconds
+    case (1, UInt8(ascii: "m")?): self = .minutes
+    case (1, UInt8(ascii: "h")?): self = .hours
+    case (2, UInt8(ascii: "m")?) where bytes[1] == UInt8(ascii: "s"): self = .milliseconds
+    default: return nil
+    }
+  }
+
   /// The nanoseconds in one unit.
   var nanoseconds: Int64 {
     switch self {
