@@ -24,7 +24,7 @@ extension DiagnosticMessage {
     let hint: String
     switch scalar {
     case ";": hint = "; separate clauses with spaces and rules with line ends"
-    case "-": hint = "; only 'retry-after' has a hyphen"
+    case "-": hint = "; numbers cannot be negative, and only 'retry-after' has a hyphen"
     case ".": hint = "; a number needs digits before its point, such as '0.5'"
     default: hint = ""
     }
