@@ -380,3 +380,39 @@ private struct PolicyGenerator {
     return text
   }
 }
+
+@Suite("Token soup")
+struct TokenSoupTests {
+  static let pieces = [
+    "policy", "retry", "forever", "on", "except", "immediately", "delay", "backoff", "delays",
+    "jitter", "full", "equal", "decorrelated", "max", "after", "honoring", "retry-after",
+    "within", "timeout", "budget", "x", "x2", "name", "a-b", "5", "1.5", "1.", "10s", "5d",
+    "250ms", "%", ",", "+", "=", "{", "}", "\n", "\r\n", "\r", "# c\n", "\u{0}", "\u{FFFD}",
+    "é", ";", "-", "99999999999999999999", "9999999999999h", " ", "\t",
+  ]
+
+  @Test("random token soup never traps, and whatever parses cleanly prints and reparses")
+  func soup() {
+    var random = SplitMix64(seed: 42)
+    for _ in 0..<3000 {
+      var text = ""
+      for _ in 0..<Int.random(in: 0..<24, using: &random) {
+        text += Self.pieces[Int.random(in: 0..<Self.pieces.count, using: &random)]
+        if Bool.random(using: &random) { text += " " }
+      }
+      let (file, fileDiagnostics) = Parser.parseFile(text)
+      if fileDiagnostics.isEmpty {
+        let printed = CanonicalPrinter.print(file)
+        #expect(Parser.parseFile(printed).1.isEmpty, "\(text.debugDescription)")
+        #expect(CanonicalPrinter.print(Parser.parseFile(printed).0) == printed)
+      }
+      let (body, comments, diagnostics) = Parser.parsePolicy(text)
+      if diagnostics.isEmpty {
+        let printed = CanonicalPrinter.print(body, comments: comments)
+        #expect(Parser.parsePolicy(printed).2.isEmpty, "\(text.debugDescription)")
+      } else {
+        #expect(diagnostics.allSatisfy { $0.line >= 1 && $0.column >= 1 })
+      }
+    }
+  }
+}
