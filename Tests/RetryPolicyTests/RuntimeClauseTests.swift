@@ -183,14 +183,17 @@ struct RuntimeClauseTests {
     #expect(recorder.summaries.map(\.outcome) == [.failed(.hookFailed)])
   }
 
-  @Test("a hook name with no registered hook throws UnregisteredHookError when the rule retries")
+  @Test("a hook name with no registered hook throws UnregisteredHookError before any wait")
   func unregisteredHook() async throws {
+    let clock = ImmediateClock()
     let operation = ScriptedOperation<Void>(alwaysFailingWith: APIError.unauthorized)
-    let policy = policy(RetryRule(behavior: .immediate(maxCount: 3), hook: "refreshToken"))
+    let policy = policy(
+      RetryRule(behavior: .delayed(maxCount: 3, delay: .seconds(5)), hook: "refreshToken"))
     await #expect(throws: UnregisteredHookError(name: "refreshToken")) {
-      try await policy.run { try await operation() }
+      try await policy.run(in: RetryEnvironment(clock: clock)) { try await operation() }
     }
     #expect(operation.attemptCount == 1)
+    #expect(clock.now.offset == .zero)
   }
 
   // MARK: honoring retry-after

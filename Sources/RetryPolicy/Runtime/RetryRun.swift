@@ -49,6 +49,11 @@ package struct RetryRun: Sendable {
     case .giveUp(let reason):
       throw stop(reason, error)
     case .retry(let index, let delay):
+      var hook: (@Sendable () async throws -> Void)?
+      if let name = policy.rules[index].hook {
+        hook = environment.hooks[name]
+        if hook == nil { throw stop(.hookFailed, UnregisteredHookError(name: name)) }
+      }
       if let budget = policy.activeBudget, !budget.withdrawForRetry() {
         throw stop(.budgetExhausted, error)
       }
@@ -60,10 +65,7 @@ package struct RetryRun: Sendable {
           throw stop(.cancelled, error)
         }
       }
-      if let name = policy.rules[index].hook {
-        guard let hook = environment.hooks[name] else {
-          throw stop(.hookFailed, UnregisteredHookError(name: name))
-        }
+      if let hook {
         do {
           try await hook()
         } catch {
