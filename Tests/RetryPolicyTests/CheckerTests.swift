@@ -296,3 +296,13 @@ struct CheckerTests {
       ])
   }
 }
+
+@Suite("Checker on parsed text")
+struct CheckerTextTests {
+  @Test("each semantic message is reported at its place in parsed text", arguments: CheckerCase.all)
+  func messages(_ example: CheckerCase) {
+    let analysis = analyze(policy: example.text)
+    #expect(analysis.diagnostics.map(ExpectedDiagnostic.init) == example.expected)
+    #expect(analysis.policies.isEmpty == analysis.hasErrors)
+  }
+}

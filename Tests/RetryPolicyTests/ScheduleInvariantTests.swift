@@ -3,7 +3,7 @@ import Testing
 @testable import RetryPolicy
 
 /// SplitMix64: a tiny seeded generator, so that every run draws the same rules and delays.
-struct SplitMix64: RandomNumberGenerator {
+private struct SplitMix64: RandomNumberGenerator {
   private var state: UInt64
 
   init(seed: UInt64) {
@@ -20,7 +20,7 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 /// Makes random rules of every shape that the compiler accepts, extremes included.
-struct RuleGenerator {
+private struct RuleGenerator {
   var random: SplitMix64
 
   /// A duration from zero to the longest a clause accepts, most often a few seconds.
