@@ -135,7 +135,9 @@ extension RetryRule {
   private static func uniform(
     _ low: Double, _ high: Double, using generator: inout some RandomNumberGenerator
   ) -> Double {
-    guard low.isFinite, high.isFinite, high > low else { return Swift.max(0, low.isFinite ? low : 0) }
+    guard low.isFinite, high.isFinite, high > low else {
+      return Swift.max(0, low.isFinite ? low : 0)
+    }
     let unit = Double(generator.next() >> 11) * 0x1.0p-53
     return low + (high - low) * unit
   }
