@@ -298,6 +298,9 @@ package enum ExplainRendering {
       }
       output += (index == 0 ? style.bold(line) : line) + "\n"
     }
+    if ellipsisAfter == rows.count {
+      output += count == nil ? "      …  (forever)\n" : "      …\n"
+    }
     return output
   }
 

@@ -122,20 +122,24 @@ package struct JSONWriter: Sendable {
   private func inlineForm(_ value: JSONValue) -> String? {
     switch value {
     case .array(let elements):
-      guard elements.allSatisfy(\.isScalar) else { return nil }
-      return "[" + elements.map { write(scalar: $0) }.joined(separator: ", ") + "]"
+      guard elements.allSatisfy(\.isFlat) else { return nil }
+      return "[" + elements.map(inlineText).joined(separator: ", ") + "]"
     case .object(let members):
-      guard members.allSatisfy({ $0.value.isScalar }) else { return nil }
-      let body = members.map { Self.quoted($0.key) + ": " + write(scalar: $0.value) }
+      guard members.allSatisfy({ $0.value.isFlat }) else { return nil }
+      let body = members.map { Self.quoted($0.key) + ": " + inlineText($0.value) }
       return "{" + body.joined(separator: ", ") + "}"
     default:
       return nil
     }
   }
 
-  private func write(scalar: JSONValue) -> String {
+  /// A scalar, or an array of scalars, on one line.
+  private func inlineText(_ value: JSONValue) -> String {
+    if case .array(let elements) = value {
+      return "[" + elements.map(inlineText).joined(separator: ", ") + "]"
+    }
     var output = ""
-    writeCompact(scalar, to: &output)
+    writeCompact(value, to: &output)
     return output
   }
 
@@ -202,6 +206,12 @@ extension JSONValue {
     case .array, .object: false
     default: true
     }
+  }
+
+  /// A scalar or an array of scalars: what may sit inside a one-line collection.
+  fileprivate var isFlat: Bool {
+    if case .array(let elements) = self { return elements.allSatisfy(\.isScalar) }
+    return isScalar
   }
 }
 

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// Golden files: expected output stored under `Golden/` next to this file.
+///
+/// Run the tests with `UPDATE_GOLDEN=1` to write the files from the current output (then
+/// review the diff).
+enum Golden {
+  /// The folder of the golden files.
+  static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Golden")
+
+  /// Compares `actual` with the golden file `name`, or writes it when updating.
+  static func check(
+    _ actual: String, against name: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let url = folder.appendingPathComponent(name)
+    if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+      try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try? Data(actual.utf8).write(to: url)
+      return
+    }
+    guard let data = FileManager.default.contents(atPath: url.path) else {
+      Issue.record(
+        "missing golden file \(name); run with UPDATE_GOLDEN=1", sourceLocation: sourceLocation)
+      return
+    }
+    let expected = String(decoding: data, as: UTF8.self)
+    #expect(
+      actual == expected, "output differs from Golden/\(name)", sourceLocation: sourceLocation)
+  }
+}
