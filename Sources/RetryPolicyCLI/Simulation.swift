@@ -1,6 +1,19 @@
 import RetryPolicy
+import RetryPolicyTesting
+import Synchronization
 
 /// One simulated run of a policy: the policy, the script of outcomes and the seed.
+///
+/// The run goes through the library's own runtime (`CompiledPolicy.run(in:)`) on an
+/// ``ImmediateClock``: delays take no real time, and the clock reads the time they would
+/// have reached. The runtime makes every decision (which rule, how long, when to give up);
+/// the simulated operation only fails as the script says, and an observer records the
+/// runtime's events with the virtual time of each.
+///
+/// An immediate clock cannot race an attempt against its `timeout` (its timer always wins),
+/// so the operation plays the timeout itself: an attempt whose duration (`~D`) reaches the
+/// policy's `timeout`, or the outcome `timeout`, takes exactly the timeout and fails with
+/// ``AttemptTimeoutError``, class `timeout`, as the runtime's own timer would.
 struct Simulation: Sendable {
   /// The policy to run.
   var policy: CompiledPolicy
@@ -9,13 +22,166 @@ struct Simulation: Sendable {
   /// The seed of the jitter's random numbers.
   var seed: UInt64
 
-  /// The most attempts a simulation makes before it stops on its own.
+  /// The most attempts a simulation makes before it stops on its own: a policy such as
+  /// `retry forever immediately within 1m` never moves virtual time forward.
   static let attemptLimit = 10_000
 
-  /// Runs the policy through the runtime on virtual time; nil if it cannot.
+  /// The error a scripted attempt throws: its class is `errorClass`.
+  struct ScriptedError: Error, RetryAfterProviding, CustomStringConvertible {
+    /// The class name from the script.
+    var errorClass: String
+    /// The Retry-After the error carries.
+    var retryAfter: Duration?
+
+    var description: String { errorClass }
+  }
+
+  /// Runs the policy through the runtime on virtual time.
   func run() async -> SimulationTimeline? {
-    // Wired to the runtime (`policy.run(in:)` on a virtual clock) once it lands.
-    nil
+    let clock = ImmediateClock()
+    let log = EventLog(clock: clock)
+    var classes: [String: @Sendable (any Error) -> Bool] = [:]
+    for step in script.steps {
+      guard let name = step.outcome.errorClass, !Vocabulary.builtInErrorClasses.contains(name)
+      else { continue }
+      classes[name] = { ($0 as? ScriptedError)?.errorClass == name }
+    }
+    var hooks: [String: @Sendable () async throws -> Void] = [:]
+    for hook in policy.rules.compactMap(\.hook) {
+      hooks[hook] = {}
+    }
+    let environment = RetryEnvironment(
+      clock: clock, random: SeededRandomNumberGenerator(seed: seed), errorClasses: classes,
+      hooks: hooks, observer: { log.record($0) })
+    // The operation plays the timeout (see above), so the runtime must not race it.
+    var running = policy
+    running.attemptTimeout = nil
+    let script = self.script
+    let timeout = policy.attemptTimeout
+    let attempts = Counter()
+    var finalError: (any Error)?
+    do {
+      try await running.run(in: environment) {
+        let attempt = attempts.increment()
+        guard attempt <= Self.attemptLimit else {
+          log.markCutShort()
+          throw CancellationError()
+        }
+        try await Self.perform(script.outcome(forAttempt: attempt), clock: clock, timeout: timeout)
+      }
+    } catch {
+      finalError = error
+    }
+    return log.timeline(
+      policy: policy, script: script, seed: seed, error: finalError, elapsed: clock.now.offset)
+  }
+
+  /// Does what one scripted attempt does: spend its time, then succeed or throw.
+  private static func perform(
+    _ outcome: OutcomeScript.Outcome, clock: ImmediateClock, timeout: Duration?
+  ) async throws {
+    let duration = outcome.duration ?? .zero
+    if let timeout, duration >= timeout || outcome.errorClass == "timeout" {
+      clock.advance(by: timeout)
+      throw AttemptTimeoutError(timeout: timeout)
+    }
+    clock.advance(by: duration)
+    switch outcome.kind {
+    case .success:
+      return
+    case .cancellation:
+      throw CancellationError()
+    case .failure(let name):
+      if name == "timeout" { throw AttemptTimeoutError(timeout: timeout ?? duration) }
+      throw ScriptedError(errorClass: name, retryAfter: outcome.retryAfter)
+    }
+  }
+}
+
+/// Counts attempts from the operation, which may not capture mutable state.
+private final class Counter: Sendable {
+  private let value = Mutex(0)
+
+  func increment() -> Int {
+    value.withLock {
+      $0 += 1
+      return $0
+    }
+  }
+}
+
+/// The runtime's events with the virtual time of each, turned into a timeline.
+private final class EventLog: Sendable {
+  private let clock: ImmediateClock
+  private let entries = Mutex<[(event: RetryEvent, time: Duration)]>([])
+  private let cutShort = Mutex(false)
+
+  init(clock: ImmediateClock) {
+    self.clock = clock
+  }
+
+  func record(_ event: RetryEvent) {
+    let time = clock.now.offset
+    entries.withLock { $0.append((event, time)) }
+  }
+
+  func markCutShort() {
+    cutShort.withLock { $0 = true }
+  }
+
+  func timeline(
+    policy: CompiledPolicy, script: OutcomeScript, seed: UInt64, error: (any Error)?,
+    elapsed: Duration
+  ) -> SimulationTimeline {
+    let events = entries.withLock { $0 }
+    var attempts: [SimulationTimeline.Attempt] = []
+    var retriesByRule: [Int: Int] = [:]
+    var finalElapsed = elapsed
+    for (event, time) in events {
+      switch event {
+      case .attemptStarted(let number):
+        attempts.append(
+          SimulationTimeline.Attempt(
+            number: number, start: time, end: time,
+            outcome: script.outcome(forAttempt: number).text, decision: .succeeded))
+      case .attemptFailed(_, let error):
+        guard let last = attempts.indices.last else { continue }
+        attempts[last].end = time
+        attempts[last].outcome = Self.describe(error, scripted: attempts[last].outcome)
+      case .retryScheduled(_, let rule, let delay):
+        guard let last = attempts.indices.last else { continue }
+        let retry = (retriesByRule[rule] ?? 0) + 1
+        retriesByRule[rule] = retry
+        let limit = policy.rules.indices.contains(rule) ? policy.rules[rule].behavior.maxCount : nil
+        attempts[last].decision = .retry(rule: rule + 1, retry: retry, limit: limit, delay: delay)
+      case .gaveUp(_, let reason, _):
+        guard let last = attempts.indices.last else { continue }
+        attempts[last].decision = .gaveUp(reason: reason.description)
+      case .finished(let summary):
+        finalElapsed = summary.elapsed
+        if let last = attempts.indices.last, error == nil { attempts[last].end = time }
+      @unknown default:
+        continue
+      }
+    }
+    let isCutShort = cutShort.withLock { $0 }
+    if isCutShort, attempts.count > Simulation.attemptLimit {
+      attempts.removeLast(attempts.count - Simulation.attemptLimit)
+    }
+    return SimulationTimeline(
+      policy: policy, script: script, seed: seed, attempts: attempts, succeeded: error == nil,
+      error: error.map { Self.describe($0, scripted: nil) }, elapsed: finalElapsed,
+      isCutShort: isCutShort)
+  }
+
+  /// The error as the timeline names it: its scripted class, `timeout`, or `cancellation`.
+  private static func describe(_ error: any Error, scripted: String?) -> String {
+    if let error = error as? Simulation.ScriptedError {
+      return scripted ?? error.errorClass
+    }
+    if error is AttemptTimeoutError { return "timeout" }
+    if error is CancellationError { return "cancel" }
+    return String(describing: error)
   }
 }
 
