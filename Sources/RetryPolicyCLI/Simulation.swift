@@ -266,12 +266,12 @@ enum SimulationRendering {
       case .retry(let rule, let retry, let limit, let delay):
         decision = "retry \(retry) of \(limit.map(String.init) ?? "∞")"
         if timeline.policy.rules.count > 1 { decision += " (rule \(rule))" }
-        wait = ExplainRendering.secondsText(delay)
+        wait = millisecondsText(delay)
       case .gaveUp(let reason):
         decision = "gave up: " + reason
       }
       rows.append([
-        String(attempt.number), ExplainRendering.secondsText(attempt.start), attempt.outcome,
+        String(attempt.number), millisecondsText(attempt.start), attempt.outcome,
         decision, wait,
       ])
     }
@@ -293,12 +293,26 @@ enum SimulationRendering {
     return output
   }
 
+  /// A duration in seconds rounded to the millisecond, for the text timeline: jittered
+  /// delays have nanoseconds nobody needs to read (the JSON keeps them).
+  static func millisecondsText(_ duration: Duration, isReadable: Bool = false) -> String {
+    let (seconds, attoseconds) = duration.components
+    let milliseconds = (attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000
+    let rounded = Duration(
+      secondsComponent: seconds, attosecondsComponent: milliseconds * 1_000_000_000_000_000)
+    return isReadable
+      ? ExplainRendering.readableSeconds(rounded) : ExplainRendering.secondsText(rounded)
+  }
+
   /// `succeeded on attempt 3 after 3s` or `failed after 4 attempts in 7s: serverError`.
   static func resultText(_ timeline: SimulationTimeline) -> String {
     let count = timeline.attempts.count
-    let elapsed = ExplainRendering.readableSeconds(timeline.elapsed)
+    let elapsed = millisecondsText(timeline.elapsed, isReadable: true)
     if timeline.succeeded {
       return "succeeded on attempt \(count) after \(elapsed)"
+    }
+    if timeline.isCutShort {
+      return "still retrying after \(count) attempts in \(elapsed); the simulation stopped there"
     }
     let attempts = count == 1 ? "1 attempt" : "\(count) attempts"
     return "failed after \(attempts) in \(elapsed), throwing \(timeline.error ?? "an error")"

@@ -32,4 +32,93 @@ struct EndToEndTests {
     #expect(result.status == 2)
     #expect(result.standardError.contains("cannot read 'does-not-exist.retry'"))
   }
+
+  /// The package's root folder, where `Samples/` is.
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  static let worked = "retry 5 on serverError backoff 1s x1.5 jitter 10%"
+
+  @Test("check of the deliberate mistakes matches its golden file and exits 1")
+  func checkMistakes() throws {
+    let result = try ToolRunner.runBinary(["check", "Samples/mistakes"], directory: Self.root)
+    #expect(result.status == 1)
+    Golden.check(result.standardOutput, against: "check-mistakes.txt")
+    #expect(result.standardError.hasPrefix("checked 6 files: "))
+  }
+
+  @Test("check of the samples finds no errors and exits 0")
+  func checkSamples() throws {
+    let samples = try ToolRunner.runBinary(
+      ["check"]
+        + [
+          "database-reconnect", "http-api-client", "login-token-refresh", "mobile-app",
+          "queue-consumer", "webhook-delivery",
+        ].map { "Samples/\($0).retry" }, directory: Self.root)
+    #expect(samples.status == 0)
+  }
+
+  @Test("check --format json of the mistakes is valid JSON with every diagnostic")
+  func checkJSON() throws {
+    let result = try ToolRunner.runBinary(
+      ["check", "--format", "json", "Samples/mistakes"], directory: Self.root)
+    #expect(result.status == 1)
+    let root = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let diagnostics = try #require(root["diagnostics"] as? [[String: Any]])
+    let text = try ToolRunner.runBinary(["check", "Samples/mistakes"], directory: Self.root)
+    let headLines = text.standardOutput.split(separator: "\n").filter {
+      $0.hasPrefix("Samples/") && !$0.contains(": note: ")
+    }
+    #expect(diagnostics.count == headLines.count)
+    Golden.check(result.standardOutput, against: "check-mistakes.json")
+  }
+
+  @Test("explain's text and JSON match their golden files")
+  func explainGolden() throws {
+    let text = try ToolRunner.runBinary(["explain", Self.worked])
+    #expect(text.status == 0)
+    Golden.check(text.standardOutput, against: "explain-worked-example.txt")
+    let json = try ToolRunner.runBinary(["explain", "--json", Self.worked])
+    #expect(json.status == 0)
+    Golden.check(json.standardOutput, against: "explain-worked-example.json")
+    let reads = try ToolRunner.runBinary(
+      ["explain", "--file", "Samples/http-api-client.retry", "--policy", "reads"],
+      directory: Self.root)
+    #expect(reads.status == 0)
+    Golden.check(reads.standardOutput, against: "explain-http-reads.txt")
+  }
+
+  @Test("explain - reads standard input; an invalid policy exits 1 with its diagnostic")
+  func explainStandardInput() throws {
+    let fromInput = try ToolRunner.runBinary(["explain", "--json", "-"], input: Self.worked)
+    #expect(fromInput.status == 0)
+    let root = try #require(
+      try JSONSerialization.jsonObject(with: Data(fromInput.standardOutput.utf8))
+        as? [String: Any])
+    let rule = try #require((root["rules"] as? [[String: Any]])?.first)
+    let schedule = try #require(rule["schedule"] as? [[String: Any]])
+    #expect(schedule.map { $0["delay"] as? Double } == [1.0, 1.5, 2.25, 3.375, 5.0625])
+    let invalid = try ToolRunner.runBinary(["explain", "-"], input: "retry 3 bakoff 1s\n")
+    #expect(invalid.status == 1)
+    #expect(invalid.standardError.hasPrefix("<policy>:1:9: error: unknown clause 'bakoff'"))
+    Golden.check(invalid.standardError, against: "explain-invalid.txt")
+  }
+
+  @Test("fmt --check, fmt - and simulate run as processes with their exit statuses")
+  func formatAndSimulate() throws {
+    let folder = try ToolRunner.makeFolder(["a.retry": "policy  a = retry 3   delay 1s\n"])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let check = try ToolRunner.runBinary(["fmt", "--check", "a.retry"], directory: folder)
+    #expect(check.status == 1)
+    #expect(check.standardOutput == "a.retry\n")
+    let piped = try ToolRunner.runBinary(["fmt", "-"], input: "policy  a = retry 3   delay 1s\n")
+    #expect(piped.status == 0)
+    #expect(piped.standardOutput == "policy a = retry 3 delay 1s\n")
+    let simulation = try ToolRunner.runBinary([
+      "simulate", Self.worked, "--outcomes", "serverError*2,ok", "--seed", "7",
+    ])
+    #expect(simulation.status == 0)
+    Golden.check(simulation.standardOutput, against: "simulate-worked-example.txt")
+  }
 }
