@@ -29,12 +29,22 @@ enum CheckCommand: Subcommand {
       "unreadable": [{"file", "message"}]}.
 
       A summary line goes to standard error in the text format.
+
+      '--classes' and '--hooks' check names against the host's vocabulary, as the library
+      does when the host hands one to the compiler: a name outside it is an error with a
+      "did you mean" suggestion ('any' and 'timeout' are always known).
       """,
     options: [
       .option(
         "format", value: "FORMAT", allowed: ["text", "json"],
         help: "Print diagnostics as text (default) or as JSON."),
       .flag("json", help: "The same as --format json."),
+      .option(
+        "classes", value: "LIST",
+        help: "The error classes the host knows (comma-separated); others are errors."),
+      .option(
+        "hooks", value: "LIST",
+        help: "The hooks the host registers (comma-separated); others are errors."),
     ],
     minimumArguments: 1, maximumArguments: nil, argumentName: "file or folder to check",
     examples: [
@@ -42,6 +52,10 @@ enum CheckCommand: Subcommand {
       ("retry-policy check policies/", "Check every .retry file below policies/."),
       ("retry-policy check --format json policies/ > report.json", "A report for CI."),
       ("cat payments.retry | retry-policy check -", "Check standard input."),
+      (
+        "retry-policy check --classes serverError,URLError --hooks refreshToken app.retry",
+        "Also report names the app does not register."
+      ),
     ],
     exitStatuses: [
       (0, "no errors (warnings allowed)"), (1, "errors found"),
@@ -80,7 +94,7 @@ enum CheckCommand: Subcommand {
           continue
         }
       }
-      let analysis = analyze(policyFile: source)
+      let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
       reports.append(FileReport(name: name, source: source, diagnostics: analysis.diagnostics))
     }
     for error in unreadable.sorted(by: { $0.path < $1.path }) {
@@ -104,6 +118,17 @@ enum CheckCommand: Subcommand {
       report.diagnostics.contains { $0.severity == .error }
     }
     return hasErrors ? ExitStatus.failure : ExitStatus.success
+  }
+
+  /// The vocabulary of `--classes` and `--hooks`; open where not given.
+  static func vocabulary(_ arguments: ParsedArguments) -> Vocabulary {
+    func names(_ option: String) -> Set<String>? {
+      arguments.value(option).map { list in
+        Set(
+          list.split(separator: ",").map { $0.filter { $0 != " " } }.filter { !$0.isEmpty })
+      }
+    }
+    return Vocabulary(errorClasses: names("classes"), hooks: names("hooks"))
   }
 
   /// `checked 3 files: 2 errors, 1 warning`.

@@ -324,6 +324,9 @@ package enum ExplainRendering {
         ?? "unbounded"
     }
     var text = readableSeconds(total)
+    if total >= .saturatedDelay {
+      text = "at least " + text + " (delay arithmetic stops at this ceiling)"
+    }
     if let deadline = policy.deadline, deadline < total {
       text += " ('within \(deadline.policyText)' ends retrying sooner)"
     }

@@ -94,6 +94,20 @@ struct CheckCommandTests {
     #expect((root["unreadable"] as? [[String: Any]])?.first?["file"] as? String == "/nonexistent")
   }
 
+  @Test("--classes and --hooks check names against the host's vocabulary")
+  func vocabulary() async {
+    let policy = "policy a = retry 1 on unauthorised after refreshToken\n"
+    let open = await ToolRunner.run(["check", "-"], input: policy)
+    #expect(open.status == 0)
+    let closed = await ToolRunner.run(
+      ["check", "--classes", "unauthorized, serverError", "--hooks", "refreshToken", "-"],
+      input: policy)
+    #expect(closed.status == 1)
+    #expect(
+      closed.standardOutput.hasPrefix(
+        "<stdin>:1:23: error: unknown error class 'unauthorised'; did you mean 'unauthorized'?\n"))
+  }
+
   @Test("an empty folder is a warning, not an error")
   func emptyFolder() async throws {
     let folder = try ToolRunner.makeFolder(["notes.txt": "x"])
