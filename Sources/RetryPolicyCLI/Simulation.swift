@@ -22,9 +22,10 @@ struct Simulation: Sendable {
   /// The seed of the jitter's random numbers.
   var seed: UInt64
 
-  /// The most attempts a simulation makes before it stops on its own: a policy such as
-  /// `retry forever immediately within 1m` never moves virtual time forward. One more than
-  /// the attempts of the largest count the language allows (`retry 10000`).
+  /// The most attempts a simulation makes before it stops on its own.
+  ///
+  /// A policy such as `retry forever immediately within 1m` never moves virtual time
+  /// forward. This is the attempts of the largest count the language allows (`retry 10000`).
   static let attemptLimit = 10_001
 
   /// The error a scripted attempt throws: its class is `errorClass`.
