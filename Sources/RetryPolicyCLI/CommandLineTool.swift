@@ -123,7 +123,7 @@ public enum CommandLineTool {
       output.write("retry-policy \(version)\n")
       return ExitStatus.success
     case "help":
-      return help(rest, context: context)
+      return await help(rest, context: context)
     case "repl":
       return await ReplCommand.run(arguments: rest)
     default:
@@ -162,8 +162,8 @@ public enum CommandLineTool {
     return await command.run(parsed, context: context)
   }
 
-  /// `retry-policy help [SUBCOMMAND]`.
-  private static func help(_ arguments: [String], context: CommandContext) -> Int32 {
+  /// `retry-policy help [SUBCOMMAND]`; `help repl` is `repl --help`, which the REPL prints.
+  private static func help(_ arguments: [String], context: CommandContext) async -> Int32 {
     let output = context.output
     guard let name = arguments.first else {
       output.write(HelpRendering.help(for: spec, subcommands: listedSpecs))
@@ -172,6 +172,9 @@ public enum CommandLineTool {
     if arguments.count > 1 {
       output.usageError(.unexpectedArgument(arguments[1]), command: "retry-policy help")
       return ExitStatus.usage
+    }
+    if name == replSpec.name {
+      return await ReplCommand.run(arguments: ["--help"])
     }
     if let command = listedSpecs.first(where: { $0.name == name }) {
       output.write(HelpRendering.help(for: command))

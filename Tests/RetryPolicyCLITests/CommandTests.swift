@@ -176,6 +176,14 @@ struct ExplainCommandTests {
         """)
   }
 
+  @Test("warnings go to standard error and the policy is still explained")
+  func warnings() async {
+    let result = await ToolRunner.run(["explain", "retry 3 delay 10s max 5s"])
+    #expect(result.status == 0)
+    #expect(result.standardError.hasPrefix("<policy>:1:19: warning: "))
+    #expect(result.standardOutput.hasPrefix("policy: retry 3 delay 10s max 5s\n"))
+  }
+
   @Test("retry forever lists the first 100 retries, truncated")
   func forever() async throws {
     let result = await ToolRunner.run(["explain", "--json", "retry forever delay 1s within 1m"])

@@ -4,9 +4,7 @@ package enum Suggestion {
   ///
   /// Near enough means at most one edit for words of up to four characters and at most a
   /// third of the word's length otherwise. Ties go to the earlier candidate.
-  package static func nearest<S: Sequence<String>>(to word: String, in candidates: S)
-    -> String?
-  {
+  package static func nearest<S: Sequence<String>>(to word: String, in candidates: S) -> String? {
     let source = Array(word.lowercased().unicodeScalars)
     let limit = source.count <= 4 ? 1 : max(2, source.count / 3)
     var best: (word: String, distance: Int)?
@@ -48,7 +46,7 @@ package enum Suggestion {
   }
 
   /// `; did you mean 'x'?` when a suggestion exists, else the empty string.
-  static func didYouMean(_ suggestion: String?) -> String {
+  package static func didYouMean(_ suggestion: String?) -> String {
     suggestion.map { "; did you mean '\($0)'?" } ?? ""
   }
 }
