@@ -20,7 +20,7 @@ enum FormatCommand: Subcommand {
       standard output, one a line, and the exit status is 1 if there are any.
 
       A file with errors is left unchanged and its diagnostics are printed to standard
-      error. Formatting never changes meaning: the formatted text is compiled again and
+      error ('-' then writes nothing to standard output). Formatting never changes meaning: the formatted text is compiled again and
       must give the same policies and the same comments, or the file is left unchanged.
       """,
     options: [
@@ -107,12 +107,10 @@ enum FormatCommand: Subcommand {
         PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
         output.error("'\(name)' has errors; not formatted")
         failed = true
-        if isStandardInput, !isCheck { output.write(source) }
       case .changesMeaning(let reason):
         output.error(
           "internal error: formatting '\(name)' would change it: \(reason); not formatted")
         failed = true
-        if isStandardInput, !isCheck { output.write(source) }
       case .formatted(let formatted):
         if isCheck {
           if formatted != source {

@@ -278,6 +278,9 @@ struct FormatCommandTests {
     #expect(result.standardError.contains("error: unknown unit 'd'"))
     #expect(result.standardError.contains("has errors; not formatted"))
     #expect(try String(contentsOf: url, encoding: .utf8) == text)
+    let piped = await ToolRunner.run(["fmt", "-"], input: text)
+    #expect(piped.status == 1)
+    #expect(piped.standardOutput.isEmpty)
   }
 
   @Test("formatting keeps the compiled policies of every sample")
