@@ -14,7 +14,15 @@ enum Golden {
   static func check(
     _ actual: String, against name: String, sourceLocation: SourceLocation = #_sourceLocation
   ) {
-    let url = folder.appendingPathComponent(name)
+    check(actual, against: folder.appendingPathComponent(name), sourceLocation: sourceLocation)
+  }
+
+  /// Compares `actual` with the golden file at `url`, or writes it when updating.
+  static func check(
+    _ actual: String, against url: URL, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let name = url.lastPathComponent
+    let folder = url.deletingLastPathComponent()
     if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
       try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try? Data(actual.utf8).write(to: url)
@@ -27,6 +35,6 @@ enum Golden {
     }
     let expected = String(decoding: data, as: UTF8.self)
     #expect(
-      actual == expected, "output differs from Golden/\(name)", sourceLocation: sourceLocation)
+      actual == expected, "output differs from \(url.path)", sourceLocation: sourceLocation)
   }
 }
