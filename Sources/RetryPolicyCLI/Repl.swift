@@ -54,7 +54,7 @@ struct ReplSession {
     Command(name: "json", argument: "", summary: "the last policy as 'explain --json' shows it"),
     Command(
       name: "simulate", argument: "OUTCOMES",
-      summary: "run the last policy on virtual time, such as ':simulate serverError timeout ok'"),
+      summary: "run the last policy on virtual time against outcomes, as 'simulate' does"),
     Command(name: "load", argument: "FILE", summary: "load a policy file and list its policies"),
     Command(
       name: "explain", argument: "[NAME]",
@@ -161,7 +161,6 @@ struct ReplSession {
       let syntax = declaration.map(Self.file(of:)) ?? analysis.syntax
       current = (syntax, policy)
       if let name = policy.name { definitions[name] = (syntax, policy) }
-      messages.append(output("policy \(policy.name ?? "")\n"))
       messages.append(output(ReplRendering.explain(policy, usesColor: usesColor)))
     }
     return messages
@@ -196,9 +195,9 @@ struct ReplSession {
     case "simulate":
       guard let policy = lastPolicy() else { return lastPolicyFailure() }
       guard !argument.isEmpty else {
-        return failure("':simulate' needs outcomes, such as ':simulate serverError timeout ok'")
+        return failure("':simulate' needs outcomes, such as ':simulate serverError*2, ok'")
       }
-      switch await ReplRendering.simulate(policy, outcomes: argument) {
+      switch await ReplRendering.simulate(policy, outcomes: argument, usesColor: usesColor) {
       case .success(let text): return [output(text)]
       case .failure(let message): return failure(message.text)
       }
@@ -295,6 +294,9 @@ struct ReplSession {
       Type a policy, such as 'retry 5 on serverError backoff 1s x1.5 jitter 10%', to see it
       compiled and explained. 'policy NAME {' starts a block that ends with '}'.
       Ctrl-C clears the line (and drops an open block); Ctrl-D on an empty line leaves.
+      Outcomes for ':simulate': 'ok', 'cancel' or an error class, each with '*N' (N times),
+      '@D' (a Retry-After of D) or '~D' (the attempt takes D), such as 'serverError*2 ok'.
+      From a pipe, the exit status is 1 when any line had an error.
 
       Commands:
 

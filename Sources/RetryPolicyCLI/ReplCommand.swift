@@ -7,7 +7,8 @@ import Glibc
 /// (arrows, Home, End, Backspace, Delete, Ctrl-A, Ctrl-E, Ctrl-K, Ctrl-U, Ctrl-W, history with
 /// Up and Down, kept in `~/.retry_policy_history` or `$RETRY_POLICY_HISTORY`). Ctrl-C clears
 /// the line and drops an open block; Ctrl-D on an empty line leaves. Color is used only on a
-/// terminal and never when `NO_COLOR` is set.
+/// terminal and never when `NO_COLOR` is set (to anything but the empty string, as in the
+/// other commands).
 ///
 /// With standard input not a terminal it prints no prompt and no escape codes and reads lines
 /// to the end, so it can be scripted:
@@ -40,7 +41,8 @@ enum ReplCommand {
     let environment = ProcessInfo.processInfo.environment
     if Terminal.isInputInteractive, Terminal.enableRawMode() {
       defer { Terminal.restore() }
-      let usesColor = Terminal.isOutputInteractive && environment["NO_COLOR"] == nil
+      let usesColor = Output.usesColor(
+        isTerminal: Terminal.isOutputInteractive, environment: environment)
       return await runInteractive(
         usesColor: usesColor, historyPath: History.defaultPath(environment: environment))
     }

@@ -154,12 +154,16 @@ struct ReplPolicyTests {
   func simulate() async {
     var harness = PolicyHarness()
     await harness.enter("retry 2 on serverError delay 1s")
-    let success = await harness.enter(":simulate serverError serverError ok")
-    #expect(!success.isEmpty)
+    let success = await harness.enter(":simulate serverError*2, ok")
+    #expect(success.contains("succeeded on attempt 3 after 2s"))
     #expect(harness.errors.isEmpty)
-    harness.clear()
-    await harness.enter(":simulate 42")
-    #expect(harness.errors.hasPrefix("error: "))
+    let blanks = await harness.enter(":simulate serverError serverError ok")
+    #expect(blanks == success.replacingOccurrences(of: "*2", with: ", serverError"))
+    let failure = await harness.enter(":simulate serverError")
+    #expect(!failure.contains("succeeded"))
+    #expect(harness.session.errorCount == 0)
+    await harness.enter(":simulate serverError xx!")
+    #expect(harness.errors == "error: unexpected '!' in outcome 'xx!'\n")
   }
 
   @Test("':load' lists a file's policies and ':explain NAME' explains one")
@@ -223,5 +227,16 @@ struct ReplPolicyEndToEndTests {
     let result = try BuiltTool.run(["repl"], input: "retry 3 bakoff 1s\r\n")
     #expect(result.status == 1)
     #expect(result.errors.hasPrefix("<repl>:1:9: error: "))
+  }
+
+  @Test("a piped policy is explained exactly as 'explain' explains it")
+  func sameAsExplain() throws {
+    let policy = "retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s within 2m"
+    let repl = try BuiltTool.run(["repl"], input: policy + "\n:json\n")
+    let explain = try BuiltTool.run(["explain", policy], input: "")
+    let json = try BuiltTool.run(["explain", "--json", policy], input: "")
+    #expect(repl.status == 0)
+    #expect(explain.status == 0)
+    #expect(repl.output == explain.output + json.output)
   }
 }
