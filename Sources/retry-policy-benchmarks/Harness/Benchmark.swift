@@ -1,0 +1,193 @@
+/// The timing of one variant: the median over repetitions of the time per operation, and
+/// the allocations per operation.
+struct Measurement: Sendable {
+  /// The median time per operation over the repetitions, in nanoseconds.
+  var nanosecondsPerOperation: Double
+  /// The fastest and slowest repetition, per operation, in nanoseconds.
+  var fastest: Double
+  /// The slowest repetition, per operation, in nanoseconds.
+  var slowest: Double
+  /// The fewest allocations per operation seen in a repetition, or nil without the counter.
+  ///
+  /// The fewest, not the median: other threads' allocations only ever add to a repetition.
+  var allocationsPerOperation: Double?
+  /// Operations per repetition, as calibrated.
+  var iterations: Int
+}
+
+/// One line of the main table.
+struct ReportRow: Sendable {
+  var scenario: String
+  var variant: String
+  var measurement: Measurement?
+  /// The time of this row over the scenario's baseline row, if it has one.
+  var ratio: Double?
+  /// Anything more: time per policy, an error.
+  var note: String
+}
+
+/// A target of the issue, with what this run measured.
+struct TargetFinding: Sendable {
+  /// Whether the target holds in this run.
+  enum Verdict: Sendable {
+    case holds
+    case fails
+    case notMeasured
+  }
+
+  var target: String
+  var measured: String
+  var verdict: Verdict
+}
+
+/// Runs the variants of each scenario and collects the table and the targets.
+///
+/// Everything runs in one task, one variant after the other.
+final class Benchmark {
+  let options: BenchmarkOptions
+  private(set) var rows: [ReportRow] = []
+  private(set) var findings: [TargetFinding] = []
+  /// Extra tables (the concurrent waits do not fit the time-per-operation table).
+  private(set) var extraTables: [(title: String, table: ReportTable)] = []
+  /// Remarks printed under the tables.
+  private(set) var remarks: [String] = []
+
+  init(options: BenchmarkOptions) {
+    self.options = options
+  }
+
+  /// Measures `body`, which performs the operation `iterations` times, and adds a row.
+  ///
+  /// The first variant measured in a scenario is its baseline unless `baseline` names another
+  /// row of the scenario. Returns nil when the body throws (the row says so).
+  @discardableResult
+  func measure(
+    _ scenario: String,
+    _ variant: String,
+    against baseline: String? = nil,
+    note: String = "",
+    _ body: (Int) async throws -> Void
+  ) async -> Measurement? {
+    let measurement: Measurement
+    do {
+      measurement = try await run(body)
+    } catch {
+      rows.append(
+        ReportRow(
+          scenario: scenario, variant: variant, measurement: nil, ratio: nil,
+          note: "error: \(error)"))
+      return nil
+    }
+    let baselineRow = rows.first { row in
+      row.scenario == scenario && (baseline.map { row.variant == $0 } ?? true)
+    }
+    let ratio = baselineRow?.measurement.map {
+      measurement.nanosecondsPerOperation / Swift.max($0.nanosecondsPerOperation, 1e-9)
+    }
+    rows.append(
+      ReportRow(
+        scenario: scenario, variant: variant, measurement: measurement, ratio: ratio, note: note))
+    return measurement
+  }
+
+  /// Adds a row that has no measurement: a variant that cannot run yet, and why.
+  func skip(_ scenario: String, _ variant: String, because reason: String) {
+    rows.append(
+      ReportRow(scenario: scenario, variant: variant, measurement: nil, ratio: nil, note: reason))
+  }
+
+  /// Sets the note of the last row.
+  func annotateLastRow(_ note: String) {
+    guard !rows.isEmpty else { return }
+    rows[rows.count - 1].note = note
+  }
+
+  /// Records a target and whether it holds.
+  func addFinding(_ target: String, measured: String, verdict: TargetFinding.Verdict) {
+    findings.append(TargetFinding(target: target, measured: measured, verdict: verdict))
+  }
+
+  /// Records a target and whether it holds, from a condition.
+  func addFinding(_ target: String, measured: String, holds: Bool) {
+    addFinding(target, measured: measured, verdict: holds ? .holds : .fails)
+  }
+
+  /// Adds a table of its own, printed after the main table.
+  func addTable(_ title: String, _ table: ReportTable) {
+    extraTables.append((title, table))
+  }
+
+  /// Adds a remark printed after the tables.
+  func addRemark(_ remark: String) {
+    remarks.append(remark)
+  }
+
+  /// Calibrates the iterations so that a repetition lasts about the configured time, then
+  /// times the repetitions.
+  private func run(_ body: (Int) async throws -> Void) async throws -> Measurement {
+    let target = options.repetitionNanoseconds
+    // Calibration; it also warms caches and the allocator.
+    var iterations = 1
+    while true {
+      let elapsed = try await time(iterations, body).nanoseconds
+      if elapsed >= target / 2 || iterations >= 1 << 40 {
+        iterations = Swift.max(1, Int(Double(iterations) * target / Swift.max(elapsed, 1)))
+        break
+      }
+      let factor = elapsed <= 0 ? 10 : Swift.min(10, Swift.max(2, target / elapsed))
+      iterations = Int(Double(iterations) * factor)
+    }
+    var perOperation: [Double] = []
+    var allocations: [Double] = []
+    for _ in 0..<options.repetitions {
+      let (elapsed, allocated) = try await time(iterations, body)
+      perOperation.append(elapsed / Double(iterations))
+      if let allocated { allocations.append(Double(allocated) / Double(iterations)) }
+    }
+    perOperation.sort()
+    return Measurement(
+      nanosecondsPerOperation: median(perOperation),
+      fastest: perOperation.first ?? 0,
+      slowest: perOperation.last ?? 0,
+      allocationsPerOperation: allocations.min(),
+      iterations: iterations)
+  }
+
+  /// Times one repetition: nanoseconds, and allocations when the counter is loaded.
+  private func time(
+    _ iterations: Int, _ body: (Int) async throws -> Void
+  ) async throws -> (nanoseconds: Double, allocations: UInt64?) {
+    let allocationsBefore = AllocationCounter.count()
+    let start = ContinuousClock.now
+    try await body(iterations)
+    let elapsed = start.duration(to: .now)
+    let allocationsAfter = AllocationCounter.count()
+    var allocations: UInt64?
+    if let allocationsBefore, let allocationsAfter {
+      allocations = allocationsAfter &- allocationsBefore
+    }
+    return (elapsed.nanoseconds, allocations)
+  }
+}
+
+/// The median of sorted values (0 for none).
+func median(_ sorted: [Double]) -> Double {
+  guard !sorted.isEmpty else { return 0 }
+  let middle = sorted.count / 2
+  return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// The value at a fraction (0…1) of sorted values, nearest rank (0 for none).
+func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+  guard !sorted.isEmpty else { return 0 }
+  let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+  return sorted[Swift.min(Swift.max(rank, 0), sorted.count - 1)]
+}
+
+extension Duration {
+  /// The duration in nanoseconds, as a floating-point number.
+  var nanoseconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+  }
+}

@@ -1,0 +1,148 @@
+import Synchronization
+
+/// The error the benchmark operations throw: an enum, as an API client's errors often are.
+enum BenchmarkError: Error {
+  case serverError(code: Int)
+  case unauthorized
+}
+
+/// The operation of the success path: returns at once, never suspends.
+@inline(never)
+func fetchValue(_ input: Int) async throws -> Int {
+  input &+ 1
+}
+
+/// An operation that fails a set number of times, then returns a value.
+///
+/// One instance is reset before each run, so the measured loops allocate nothing for it.
+final class FlakyOperation: Sendable {
+  private let failuresLeft = Atomic<Int>(0)
+
+  init(failures: Int = 0) {
+    failuresLeft.store(failures, ordering: .relaxed)
+  }
+
+  /// Makes the next `failures` calls throw.
+  func reset(failures: Int) {
+    failuresLeft.store(failures, ordering: .relaxed)
+  }
+
+  /// Throws `BenchmarkError.serverError` while failures are left, then returns 42.
+  @inline(never)
+  func callAsFunction() async throws -> Int {
+    if failuresLeft.load(ordering: .relaxed) > 0 {
+      failuresLeft.subtract(1, ordering: .relaxed)
+      throw BenchmarkError.serverError(code: 503)
+    }
+    return 42
+  }
+}
+
+/// The hand-written baseline: what a programmer writes without a retry library.
+///
+/// Calls `operation` up to `retries + 1` times and rethrows the last error; cancellation is
+/// never retried.
+func retryLoop<T>(
+  times retries: Int, operation: () async throws -> T
+) async throws -> T {
+  var attempt = 0
+  while true {
+    do {
+      return try await operation()
+    } catch {
+      if error is CancellationError || attempt >= retries { throw error }
+      attempt += 1
+    }
+  }
+}
+
+/// The hand-written baseline with a delay before each retry: exponential backoff with
+/// proportional jitter, slept on `clock`.
+func retryLoop<T, C: Clock>(
+  times retries: Int,
+  backoff initial: Duration,
+  multiplier: Double = 2,
+  jitter fraction: Double,
+  clock: C,
+  random: inout some RandomNumberGenerator,
+  operation: () async throws -> T
+) async throws -> T where C.Duration == Duration {
+  var attempt = 0
+  var delay = initial
+  while true {
+    do {
+      return try await operation()
+    } catch {
+      if error is CancellationError || attempt >= retries { throw error }
+      attempt += 1
+      let factor = Double.random(in: (1 - fraction)...(1 + fraction), using: &random)
+      try await clock.sleep(until: clock.now.advanced(by: delay * factor), tolerance: nil)
+      delay = delay * multiplier
+    }
+  }
+}
+
+/// The hand-written baseline with the same delay before each retry.
+func retryLoop<T, C: Clock>(
+  times retries: Int,
+  delay: Duration,
+  clock: C,
+  operation: () async throws -> T
+) async throws -> T where C.Duration == Duration {
+  var attempt = 0
+  while true {
+    do {
+      return try await operation()
+    } catch {
+      if error is CancellationError || attempt >= retries { throw error }
+      attempt += 1
+      try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
+    }
+  }
+}
+
+/// A clock whose every sleep returns at once, so that benchmarks with delays measure the
+/// decision, jitter and clock plumbing, not the wait.
+struct InstantClock: Clock {
+  /// A point of the instant clock's time, which never moves.
+  struct Instant: InstantProtocol {
+    var offset: Duration
+
+    func advanced(by duration: Duration) -> Instant {
+      Instant(offset: offset + duration)
+    }
+
+    func duration(to other: Instant) -> Duration {
+      other.offset - offset
+    }
+
+    static func < (lhs: Instant, rhs: Instant) -> Bool {
+      lhs.offset < rhs.offset
+    }
+  }
+
+  var now: Instant { Instant(offset: .zero) }
+
+  var minimumResolution: Duration { .zero }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    try Task.checkCancellation()
+  }
+}
+
+/// A small, fast, seeded random number generator (SplitMix64): deterministic inputs.
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed: UInt64) {
+    state = seed
+  }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var value = state
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
+  }
+}

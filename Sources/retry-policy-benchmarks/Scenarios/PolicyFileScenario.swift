@@ -1,0 +1,62 @@
+import RetryPolicy
+
+/// Parsing and checking generated policy files of 1,000, 10,000 and 100,000 policies.
+enum PolicyFileScenario {
+  static let name = "policy-file"
+  static let sizes = [1_000, 10_000, 100_000]
+
+  static let scenario = Scenario(
+    name: name,
+    summary: "compile(policyFile:) of generated files of 1,000, 10,000 and 100,000 policies"
+  ) { benchmark in
+    var generator = PolicyFileGenerator()
+    var perPolicy: [(count: Int, nanoseconds: Double)] = []
+    var baseline: String?
+    for count in sizes {
+      let file = generator.makeFile(policies: count)
+      let variant = "compile(policyFile:), \(count) policies, \(file.utf8.count / 1024) KiB"
+      baseline = baseline ?? variant
+      do {
+        let compiled = try compile(policyFile: file)
+        guard compiled.policies.count == count else {
+          benchmark.skip(
+            name, variant,
+            because: "compiled \(compiled.policies.count) policies of \(count) (placeholder?)")
+          continue
+        }
+      } catch {
+        benchmark.skip(name, variant, because: "compile(policyFile:) throws: \(error)")
+        continue
+      }
+      let measurement = await benchmark.measure(name, variant, against: baseline) { iterations in
+        for _ in 0..<iterations {
+          blackHole(try compile(policyFile: opaque(file)))
+        }
+      }
+      if let measurement {
+        let each = measurement.nanosecondsPerOperation / Double(count)
+        perPolicy.append((count, each))
+        benchmark.annotateLastRow("\(Format.time(nanoseconds: each)) per policy")
+      }
+    }
+    guard let first = perPolicy.first, let last = perPolicy.last, last.count == 100_000,
+      let largest = perPolicy.last
+    else {
+      benchmark.addFinding(
+        "100,000-policy file < 0.5 s, linear growth", measured: "compiler not merged yet",
+        verdict: .notMeasured)
+      return
+    }
+    let growth = last.nanoseconds / first.nanoseconds
+    let total = largest.nanoseconds * Double(largest.count)
+    let perPolicyText = perPolicy.map {
+      "\($0.count): \(Format.time(nanoseconds: $0.nanoseconds))"
+    }.joined(separator: ", ")
+    benchmark.addFinding(
+      "100,000-policy file < 0.5 s, linear growth",
+      measured:
+        "\(Format.time(nanoseconds: total)); per policy \(perPolicyText) "
+        + "(\(Format.ratio(growth)) from 1,000 to 100,000)",
+      holds: total < 0.5e9 && growth <= 1.5)
+  }
+}
