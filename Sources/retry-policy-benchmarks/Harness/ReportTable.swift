@@ -64,6 +64,17 @@ enum Format {
     value == value.rounded() ? String(format: "%.0f", value) : String(format: "%.2f", value)
   }
 
+  /// A whole number with thousands separators: `100,000`.
+  static func integer(_ value: Int) -> String {
+    let digits = String(value.magnitude)
+    var grouped = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0 && (digits.count - index) % 3 == 0 { grouped.append(",") }
+      grouped.append(digit)
+    }
+    return value < 0 ? "-" + grouped : grouped
+  }
+
   /// A ratio such as `1.23×`.
   static func ratio(_ value: Double) -> String {
     value < 0.01 ? String(format: "%.4f×", value) : String(format: "%.2f×", value)

@@ -49,7 +49,8 @@ enum ConcurrentWaitsScenario {
       alignments: [.left, .right, .right, .right, .right, .right, .right, .right])
     for result in results {
       table.append([
-        result.variant, "\(result.runs)", Format.time(nanoseconds: result.wallNanoseconds),
+        result.variant, Format.integer(result.runs),
+        Format.time(nanoseconds: result.wallNanoseconds),
         Format.time(nanoseconds: result.wallNanoseconds / Double(result.runs)),
         result.peakBytesPerRun.map(Format.bytes) ?? "n/a",
         Format.time(nanoseconds: median(result.lateness)),
@@ -62,7 +63,8 @@ enum ConcurrentWaitsScenario {
       "runtime not merged yet",
     ])
     benchmark.addTable(
-      "Concurrent waits: \(runs) runs at once, each waiting \(waitsPerRun) × 1 ms", table)
+      "Concurrent waits: \(Format.integer(runs)) runs at once, each waiting \(waitsPerRun) × 1 ms",
+      table)
     benchmark.addFinding(
       "waits: p99 lateness ≤ plain Task.sleep + 50 µs", measured: "runtime not merged yet",
       verdict: .notMeasured)

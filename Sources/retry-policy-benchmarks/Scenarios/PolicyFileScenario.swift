@@ -14,7 +14,9 @@ enum PolicyFileScenario {
     var baseline: String?
     for count in sizes {
       let file = generator.makeFile(policies: count)
-      let variant = "compile(policyFile:), \(count) policies, \(file.utf8.count / 1024) KiB"
+      let variant =
+        "compile(policyFile:), \(Format.integer(count)) policies, "
+        + Format.bytes(Double(file.utf8.count))
       baseline = baseline ?? variant
       do {
         let compiled = try compile(policyFile: file)
