@@ -116,9 +116,13 @@ public struct CompiledPolicy: Sendable {
   /// The limit on each attempt (`timeout`).
   public var attemptTimeout: Duration?
   /// The retry budget (`budget P%`) as a fraction of first attempts, such as 0.1.
-  public var budgetRatio: Double?
+  ///
+  /// Setting it gives the policy a fresh token bucket.
+  public var budgetRatio: Double? {
+    didSet { budget = budgetRatio.map { RetryBudget(ratio: $0) } }
+  }
   /// The token bucket behind `budgetRatio`, shared by every copy of this value.
-  package let budget: RetryBudget?
+  package private(set) var budget: RetryBudget?
 
   /// Creates a policy from its parts; a budget ratio gets a fresh, shared token bucket.
   public init(

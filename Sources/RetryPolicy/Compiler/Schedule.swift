@@ -81,8 +81,17 @@ extension RetryRule {
     return lower...Swift.max(lower, Duration.saturating(seconds: high))
   }
 
+  /// The delay before retry `n` without jitter or cap, in seconds, clamped to
+  /// [0, ``Duration/saturatedDelay``] before any jitter, so that jitter spreads a saturated
+  /// delay over a finite range (uniform in [0, ∞] would have no meaning).
+  private func clampedBaseSeconds(beforeRetry n: Int) -> Double {
+    let base = behavior.baseSeconds(beforeRetry: n)
+    guard base > 0 else { return 0 }  // also NaN
+    return Swift.min(base, Duration.saturatedDelay.seconds)
+  }
+
   private func boundsInSeconds(beforeRetry n: Int) -> (Double, Double) {
-    let base = Swift.max(0, behavior.baseSeconds(beforeRetry: n))
+    let base = clampedBaseSeconds(beforeRetry: n)
     let cap = capSeconds
     switch jitter {
     case nil:
@@ -95,9 +104,10 @@ extension RetryRule {
     case .equal?:
       return (Swift.min(base / 2, cap), Swift.min(base, cap))
     case .decorrelated?:
-      let first = Swift.max(0, behavior.baseSeconds(beforeRetry: 1))
+      let first = clampedBaseSeconds(beforeRetry: 1)
       let exponent = Double(Swift.max(1, n))
-      return (Swift.min(first, cap), Swift.min(first * Double.pow(3, exponent), cap))
+      let high = first > 0 ? first * Double.pow(3, exponent) : 0  // 0 × ∞ would be NaN
+      return (Swift.min(first, cap), Swift.min(high, cap))
     }
   }
 
@@ -110,7 +120,7 @@ extension RetryRule {
     previous: Duration?,
     using generator: inout some RandomNumberGenerator
   ) -> Duration {
-    let base = Swift.max(0, behavior.baseSeconds(beforeRetry: n))
+    let base = clampedBaseSeconds(beforeRetry: n)
     let cap = capSeconds
     let drawn: Double
     switch jitter {
@@ -124,7 +134,7 @@ extension RetryRule {
     case .equal?:
       drawn = base / 2 + Self.uniform(0, base / 2, using: &generator)
     case .decorrelated?:
-      let first = Swift.max(0, behavior.baseSeconds(beforeRetry: 1))
+      let first = clampedBaseSeconds(beforeRetry: 1)
       let last = previous.map { $0.seconds } ?? first
       drawn = Self.uniform(first, Swift.max(first, 3 * last), using: &generator)
     }
@@ -135,7 +145,9 @@ extension RetryRule {
   private static func uniform(
     _ low: Double, _ high: Double, using generator: inout some RandomNumberGenerator
   ) -> Double {
-    guard low.isFinite, high.isFinite, high > low else { return Swift.max(0, low.isFinite ? low : 0) }
+    guard low.isFinite, high.isFinite, high > low else {
+      return Swift.max(0, low.isFinite ? low : 0)
+    }
     let unit = Double(generator.next() >> 11) * 0x1.0p-53
     return low + (high - low) * unit
   }

@@ -6,6 +6,7 @@
 ///     // <policy>:1:12: error: unknown error class 'unauthorised'; did you mean 'unauthorized'?
 public struct Vocabulary: Sendable, Hashable {
   /// The error class names accepted in `on` and `except`, or nil to accept any name.
+  ///
   /// The built-in classes `any` and `timeout` are always accepted.
   public var errorClasses: Set<String>?
   /// The hook names accepted in `after`, or nil to accept any name.

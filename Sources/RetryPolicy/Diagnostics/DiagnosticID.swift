@@ -63,6 +63,8 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   case countTooLarge = "count-too-large"
   /// A backoff factor below 1.
   case factorBelowOne = "factor-below-one"
+  /// A backoff factor above the largest allowed (1000).
+  case factorTooLarge = "factor-too-large"
   /// A jitter percentage outside (0, 100].
   case jitterOutOfRange = "jitter-out-of-range"
   /// Jitter on a rule with no delay to vary.

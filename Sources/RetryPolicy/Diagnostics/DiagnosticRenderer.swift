@@ -40,7 +40,8 @@ public struct DiagnosticRenderer: Sendable {
 
   private func append(_ diagnostic: Diagnostic, to output: inout String) {
     let severity = diagnostic.severity.rawValue
-    let label = usesColor ? color(for: diagnostic.severity) + severity + ":\u{1B}[0m" : severity + ":"
+    let label =
+      usesColor ? color(for: diagnostic.severity) + severity + ":\u{1B}[0m" : severity + ":"
     let location = "\(sourceName):\(diagnostic.line):\(diagnostic.column):"
     let head = usesColor ? "\u{1B}[1m\(location)\u{1B}[0m" : location
     let message = usesColor ? "\u{1B}[1m\(diagnostic.message)\u{1B}[0m" : diagnostic.message

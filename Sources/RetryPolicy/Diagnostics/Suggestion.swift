@@ -9,7 +9,8 @@ enum Suggestion {
     let limit = source.count <= 4 ? 1 : max(2, source.count / 3)
     var best: (word: String, distance: Int)?
     for candidate in candidates where candidate != word {
-      let distance = editDistance(source, Array(candidate.lowercased().unicodeScalars), limit: limit)
+      let distance = editDistance(
+        source, Array(candidate.lowercased().unicodeScalars), limit: limit)
       guard distance <= limit else { continue }
       if best.map({ distance < $0.distance }) ?? true {
         best = (candidate, distance)

@@ -1,0 +1,150 @@
+// Printing the compiled form. A rule and a policy print as canonical policy text, which
+// compiles back to an equal value; the enums print like Swift values.
+
+extension CompiledPolicy: CustomStringConvertible {
+  /// The policy as canonical policy text, without its name: one line a rule, the policy-wide
+  /// clauses at the end of a single rule's line or on a line of their own.
+  ///
+  ///     retry 5 on serverError backoff 1s x1.5 jitter 10% within 2m
+  public var description: String {
+    var text = ""
+    for (index, rule) in rules.enumerated() {
+      if index > 0 { text += "\n" }
+      rule.write(to: &text)
+    }
+    var policyWide = ""
+    if let deadline { policyWide += " within " + deadline.policyText }
+    if let attemptTimeout { policyWide += " timeout " + attemptTimeout.policyText }
+    if let budgetRatio { policyWide += " budget " + Self.percentText(budgetRatio) + "%" }
+    guard !policyWide.isEmpty else { return text }
+    if rules.count > 1 {
+      text += "\n"
+      policyWide.removeFirst()
+    } else if rules.isEmpty {
+      policyWide.removeFirst()
+    }
+    return text + policyWide
+  }
+
+  /// A fraction as the percentage that compiles back to it: 0.1 → `10`, 0.075 → `7.5`.
+  static func percentText(_ fraction: Double) -> String {
+    let percent = fraction * 100
+    guard percent.isFinite else { return numberText(percent) }
+    var scale = 1.0
+    for _ in 0...12 {
+      let rounded = (percent * scale).rounded() / scale
+      if rounded / 100 == fraction { return numberText(rounded) }
+      scale *= 10
+    }
+    return numberText(percent)
+  }
+
+  /// A number as the language writes it: `2`, `1.5`, `0.00001`; never `2.0` or an exponent.
+  static func numberText(_ value: Double) -> String {
+    if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+      return String(Int64(value))
+    }
+    let text = "\(value)"
+    guard value.isFinite, let e = text.firstIndex(of: "e"),
+      let exponent = Int(text[text.index(after: e)...])
+    else { return text }
+    // Shortest digits with an exponent, such as `1.5e-07`: move the point in the text.
+    var mantissa = text[..<e]
+    let sign = mantissa.first == "-" ? "-" : ""
+    if !sign.isEmpty { mantissa.removeFirst() }
+    let integerLength =
+      mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
+      ?? mantissa.count
+    let digits = Array(mantissa.filter { $0 != "." })
+    let point = integerLength + exponent
+    if point <= 0 {
+      return sign + "0." + String(repeating: "0", count: -point) + String(digits)
+    }
+    if point >= digits.count {
+      return sign + String(digits) + String(repeating: "0", count: point - digits.count)
+    }
+    return sign + String(digits[..<point]) + "." + String(digits[point...])
+  }
+}
+
+extension RetryRule: CustomStringConvertible {
+  /// The rule as canonical policy text, clauses in the grammar's order.
+  ///
+  ///     retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s
+  public var description: String {
+    var text = ""
+    write(to: &text)
+    return text
+  }
+
+  /// Appends the rule's text.
+  func write(to text: inout String) {
+    text += "retry "
+    text += behavior.maxCount.map { String($0) } ?? "forever"
+    if !errorClasses.isEmpty { text += " on " + errorClasses.joined(separator: ", ") }
+    if !excludedClasses.isEmpty { text += " except " + excludedClasses.joined(separator: ", ") }
+    switch behavior {
+    case .immediate:
+      break
+    case .delayed(_, let delay):
+      text += " delay " + delay.policyText
+    case .exponential(_, let initial, let multiplier):
+      text += " backoff " + initial.policyText
+      if multiplier != 2 { text += " x" + CompiledPolicy.numberText(multiplier) }
+    case .linear(_, let initial, let increment):
+      text += " backoff " + initial.policyText + " +" + increment.policyText
+    case .customTimerDelayed(_, let delays):
+      text += " delays " + delays.map(\.policyText).joined(separator: ", ")
+    }
+    if let jitter { text += " jitter " + jitter.policyText }
+    if let maxDelay { text += " max " + maxDelay.policyText }
+    if let hook { text += " after " + hook }
+    if honorsRetryAfter { text += " honoring retry-after" }
+  }
+}
+
+extension RepeatBehavior: CustomStringConvertible {
+  /// The behavior like a Swift value, durations in policy notation:
+  /// `exponential(maxCount: 5, initial: 1s, multiplier: 1.5)`; `maxCount: nil` is forever.
+  public var description: String {
+    let count = maxCount.map { String($0) } ?? "nil"
+    switch self {
+    case .immediate:
+      return "immediate(maxCount: \(count))"
+    case .delayed(_, let delay):
+      return "delayed(maxCount: \(count), delay: \(delay.policyText))"
+    case .exponential(_, let initial, let multiplier):
+      return "exponential(maxCount: \(count), initial: \(initial.policyText), "
+        + "multiplier: \(CompiledPolicy.numberText(multiplier)))"
+    case .linear(_, let initial, let increment):
+      return "linear(maxCount: \(count), initial: \(initial.policyText), "
+        + "increment: \(increment.policyText))"
+    case .customTimerDelayed(_, let delays):
+      return "customTimerDelayed(maxCount: \(count), delays: ["
+        + delays.map(\.policyText).joined(separator: ", ") + "])"
+    }
+  }
+}
+
+extension Jitter: CustomStringConvertible {
+  /// The jitter like a Swift value: `proportional(fraction: 0.1)`, `full`, `equal`,
+  /// `decorrelated`.
+  public var description: String {
+    switch self {
+    case .proportional(let fraction): "proportional(fraction: \(fraction))"
+    case .full: "full"
+    case .equal: "equal"
+    case .decorrelated: "decorrelated"
+    }
+  }
+
+  /// The argument of `jitter` in policy text: `10%`, `full`, `equal`, `decorrelated`.
+  var policyText: String {
+    switch self {
+    case .proportional(let fraction): CompiledPolicy.percentText(fraction) + "%"
+    case .full: "full"
+    case .equal: "equal"
+    case .decorrelated: "decorrelated"
+    }
+  }
+}

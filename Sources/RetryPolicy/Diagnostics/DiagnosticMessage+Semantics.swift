@@ -1,0 +1,163 @@
+// The semantic part of the diagnostic catalogue: what the checker reports about a policy that
+// parses but does not make sense, the warnings about what likely is not meant, and the notes.
+// One factory a message; each names its `DiagnosticID`.
+
+extension DiagnosticMessage {
+  // MARK: Errors
+
+  /// `duplicate-clause`: a clause given twice where once is allowed.
+  ///
+  /// `isPolicyWide` says whether the clause belongs to the whole policy (`within`, `timeout`,
+  /// `budget`) rather than to one rule.
+  static func duplicateClause(_ keyword: String, isPolicyWide: Bool) -> DiagnosticMessage {
+    let scope = isPolicyWide ? "a policy" : "a rule"
+    return DiagnosticMessage(
+      .duplicateClause, .error, "'\(keyword)' is given more than once; \(scope) takes it once")
+  }
+
+  /// `conflicting-delay`: a second delay clause in one rule.
+  static func conflictingDelay(_ keyword: String, with first: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .conflictingDelay, .error,
+      "'\(keyword)' conflicts with '\(first)'; a rule takes only one of 'immediately', 'delay', "
+        + "'backoff' and 'delays'")
+  }
+
+  /// `forever-without-within`: `retry forever` in a policy with no deadline.
+  static let foreverWithoutWithin = DiagnosticMessage(
+    .foreverWithoutWithin, .error,
+    "'retry forever' needs an overall deadline; add a deadline such as 'within 5m'")
+
+  /// `count-too-large`: a retry count above ``PolicyChecker/largestCount``.
+  static func countTooLarge(_ count: Int) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .countTooLarge, .error,
+      "retry count \(count) is too large; the most is \(PolicyChecker.largestCount); "
+        + "use 'retry forever' with 'within'")
+  }
+
+  /// `factor-below-one`: a backoff factor that would shrink the delay.
+  static func factorBelowOne(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .factorBelowOne, .error, "backoff factor \(text) is below 1; a factor must be 1 or more")
+  }
+
+  /// `factor-too-large`: a backoff factor above ``PolicyChecker/largestFactor``.
+  static func factorTooLarge(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .factorTooLarge, .error,
+      "backoff factor \(text) is too large; the most is \(PolicyChecker.largestFactorText)")
+  }
+
+  /// `jitter-out-of-range`: a jitter percentage outside (0, 100].
+  static func jitterOutOfRange(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .jitterOutOfRange, .error,
+      "jitter \(text)% is out of range; it must be above 0% and at most 100%")
+  }
+
+  /// `jitter-without-delay`: jitter on a rule that retries immediately.
+  static let jitterWithoutDelay = DiagnosticMessage(
+    .jitterWithoutDelay, .error,
+    "'jitter' has no delay to vary; add a delay such as 'backoff 1s'")
+
+  /// `zero-duration`: a zero duration where the clause needs a positive one.
+  static func zeroDuration(_ keyword: String) -> DiagnosticMessage {
+    DiagnosticMessage(.zeroDuration, .error, "'\(keyword)' needs a duration above zero")
+  }
+
+  /// `duration-too-long`: a duration above ``PolicyChecker/longestDuration``.
+  static func durationTooLong(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .durationTooLong, .error,
+      "duration '\(text)' is too long; the most is '\(PolicyChecker.longestDuration.policyText)'")
+  }
+
+  /// `budget-out-of-range`: a budget percentage outside (0, 100].
+  static func budgetOutOfRange(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .budgetOutOfRange, .error,
+      "budget \(text)% is out of range; it must be above 0% and at most 100%")
+  }
+
+  /// `duplicate-policy`: a second policy of the same name in a file.
+  static func duplicatePolicy(_ name: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .duplicatePolicy, .error, "policy '\(name)' is declared more than once; names are unique")
+  }
+
+  /// `unknown-error-class`: an error class outside the host's vocabulary.
+  static func unknownErrorClass(_ name: String, suggestion: String?) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unknownErrorClass, .error,
+      "unknown error class '\(name)'" + Suggestion.didYouMean(suggestion))
+  }
+
+  /// `unknown-hook`: a hook outside the host's vocabulary.
+  static func unknownHook(_ name: String, suggestion: String?) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unknownHook, .error, "unknown hook '\(name)'" + Suggestion.didYouMean(suggestion))
+  }
+
+  /// `class-in-on-and-except`: one class both retried and excluded by a rule.
+  static func classInOnAndExcept(_ name: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .classInOnAndExcept, .error, "error class '\(name)' is in both 'on' and 'except'")
+  }
+
+  /// `empty-policy`: a policy with no `retry` rule.
+  ///
+  /// Named apart from the parser's own factories: the id is shared with the syntax stage.
+  static func policyWithoutRule(named name: String?) -> DiagnosticMessage {
+    let subject = name.map { "policy '\($0)'" } ?? "the policy"
+    return DiagnosticMessage(
+      .emptyPolicy, .error, "\(subject) has no rule; add one such as 'retry 3 backoff 1s'")
+  }
+
+  // MARK: Warnings
+
+  /// `cap-below-first-delay`: a `max` below the rule's first delay, so every delay is the cap.
+  static func capBelowFirstDelay(cap: String, firstDelay: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .capBelowFirstDelay, .warning,
+      "'max \(cap)' is below the first delay \(firstDelay); every delay will be \(cap)")
+  }
+
+  /// `unreachable-rule`: a rule after one that takes every error.
+  static func unreachableRule(catchAllLine: Int) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unreachableRule, .warning,
+      "this rule is never used: the rule on line \(catchAllLine) takes every error")
+  }
+
+  /// `factor-of-one`: `backoff D x1`, a constant delay.
+  static func factorOfOne(initial: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .factorOfOne, .warning,
+      "a factor of 1 keeps the delay constant; write 'delay \(initial)'")
+  }
+
+  /// `zero-delay`: `delay 0s`, which waits no time.
+  static func zeroDelay(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(.zeroDelay, .warning, "'delay \(text)' waits no time; write 'immediately'")
+  }
+
+  /// `cap-without-delay`: `max` on a rule whose delays are all zero.
+  static let capWithoutDelay = DiagnosticMessage(
+    .capWithoutDelay, .warning, "'max' has no delay to cap; every delay of this rule is zero")
+
+  /// `timeout-not-below-deadline`: a per-attempt timeout no shorter than the deadline.
+  static func timeoutNotBelowDeadline(timeout: String, deadline: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .timeoutNotBelowDeadline, .warning,
+      "'timeout \(timeout)' is not shorter than 'within \(deadline)'; the deadline ends "
+        + "attempts first")
+  }
+
+  // MARK: Notes
+
+  /// `first-given-here`: where a clause, class or policy name was first given.
+  static func firstGivenHere(_ what: String) -> DiagnosticMessage {
+    DiagnosticMessage(.firstGivenHere, .note, "'\(what)' first given here")
+  }
+}

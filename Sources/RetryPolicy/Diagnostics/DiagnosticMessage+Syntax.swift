@@ -1,0 +1,236 @@
+// The catalogue of lexical and syntax messages: one factory per syntax `DiagnosticID`.
+
+extension DiagnosticMessage {
+  /// The longest piece of policy text quoted in a message; longer text is cut with `…`.
+  static let maximumQuotedLength = 40
+
+  /// Text quoted in a message, cut when it is long.
+  static func excerpt(_ text: String) -> String {
+    guard text.unicodeScalars.count > maximumQuotedLength else { return text }
+    return String(String.UnicodeScalarView(text.unicodeScalars.prefix(maximumQuotedLength))) + "…"
+  }
+
+  /// `unexpected-character`: a character that cannot start a token.
+  package static func unexpectedCharacter(_ scalar: Unicode.Scalar) -> DiagnosticMessage {
+    let hex = String(scalar.value, radix: 16, uppercase: true)
+    let code = "U+" + String(repeating: "0", count: Swift.max(0, 4 - hex.count)) + hex
+    let shown: String
+    if scalar.value < 0x20 || (0x7F...0xA0).contains(scalar.value) || scalar.properties.isWhitespace
+    {
+      shown = "character \(code)"
+    } else {
+      shown = "character '\(scalar)' (\(code))"
+    }
+    let hint: String
+    switch scalar {
+    case ";": hint = "; separate clauses with spaces and rules with line ends"
+    case "-": hint = "; numbers cannot be negative, and only 'retry-after' has a hyphen"
+    case ".": hint = "; a number needs digits before its point, such as '0.5'"
+    default: hint = ""
+    }
+    return DiagnosticMessage(.unexpectedCharacter, .error, "unexpected \(shown)\(hint)")
+  }
+
+  /// `invalid-utf8`: bytes that are not UTF-8 (read as U+FFFD).
+  package static func invalidUTF8() -> DiagnosticMessage {
+    DiagnosticMessage(
+      .invalidUTF8, .error, "invalid UTF-8 in policy text; save the file as UTF-8")
+  }
+
+  /// `malformed-number`: a number such as `1.` with no digit after its point.
+  package static func malformedNumber(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .malformedNumber, .error,
+      "malformed number '\(excerpt(text))'; write digits after the point, such as '1.5'")
+  }
+
+  /// `number-too-large`: a number or duration too large to represent.
+  package static func numberTooLarge(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .numberTooLarge, .error, "number '\(excerpt(text))' is too large to represent")
+  }
+
+  /// `number-too-large`: a duration too large to represent.
+  package static func durationTooLarge(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .numberTooLarge, .error, "duration '\(excerpt(text))' is too large to represent")
+  }
+
+  /// `unknown-unit`: a duration unit other than `ms`, `s`, `m` and `h`.
+  package static func unknownUnit(_ unit: String, suggestion: String?) -> DiagnosticMessage {
+    let fix = suggestion.map { "; did you mean '\($0)'?" } ?? "; use 'ms', 's', 'm' or 'h'"
+    return DiagnosticMessage(.unknownUnit, .error, "unknown unit '\(excerpt(unit))'\(fix)")
+  }
+
+  /// `missing-unit`: a plain number where a duration is expected.
+  package static func missingUnit(_ number: String) -> DiagnosticMessage {
+    let shown = excerpt(number)
+    return DiagnosticMessage(
+      .missingUnit, .error, "expected a unit after '\(shown)'; write '\(shown)s' or '\(shown)ms'")
+  }
+
+  /// `unknown-clause`: a word that is no clause where a clause is expected.
+  package static func unknownClause(_ word: String, suggestion: String?) -> DiagnosticMessage {
+    let fix =
+      suggestion.map { "; did you mean '\($0)'?" }
+      ?? "; expected a clause such as 'on', 'backoff', 'jitter' or 'max'"
+    return DiagnosticMessage(.unknownClause, .error, "unknown clause '\(excerpt(word))'\(fix)")
+  }
+
+  /// `unexpected-token`: a token that does not fit where it stands.
+  package static func unexpectedToken(_ token: String, expected: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unexpectedToken, .error, "unexpected '\(excerpt(token))'; expected \(expected)")
+  }
+
+  /// `expected-count`: `retry` without a count or `forever`.
+  package static func expectedCount() -> DiagnosticMessage {
+    DiagnosticMessage(.expectedCount, .error, "expected a retry count or 'forever' after 'retry'")
+  }
+
+  /// `expected-count`: `retry` followed by something that is not a whole number.
+  package static func expectedCount(found text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedCount, .error,
+      "expected a retry count or 'forever' after 'retry', found '\(excerpt(text))'; "
+        + "write a whole number such as 'retry 3'")
+  }
+
+  /// `expected-duration`: a clause that needs a duration and has none.
+  package static func expectedDuration(after keyword: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedDuration, .error, "expected a duration after '\(keyword)', such as '500ms' or '2s'")
+  }
+
+  /// `expected-name`: a clause that needs a name and has none.
+  package static func expectedName(_ kind: String, after keyword: String, example: String)
+    -> DiagnosticMessage
+  {
+    DiagnosticMessage(
+      .expectedName, .error, "expected \(kind) after '\(keyword)', such as '\(example)'")
+  }
+
+  /// `expected-name`: a keyword where a name is expected.
+  package static func keywordIsNotAName(_ word: String, after keyword: String) -> DiagnosticMessage
+  {
+    DiagnosticMessage(
+      .expectedName, .error,
+      "expected a name after '\(keyword)'; '\(word)' is a keyword and cannot be a name")
+  }
+
+  /// `expected-percent`: a clause that needs a percentage and has none.
+  package static func expectedPercent(after keyword: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedPercent, .error, "expected a percentage after '\(keyword)', such as '10%'")
+  }
+
+  /// `expected-percent`: a number without its `%`.
+  package static func missingPercentSign(_ number: String) -> DiagnosticMessage {
+    let shown = excerpt(number)
+    return DiagnosticMessage(
+      .expectedPercent, .error, "expected '%' after '\(shown)'; write '\(shown)%'")
+  }
+
+  /// `expected-factor`: `x` without a number.
+  package static func expectedFactor() -> DiagnosticMessage {
+    DiagnosticMessage(.expectedFactor, .error, "expected a number after 'x', such as 'x1.5'")
+  }
+
+  /// `expected-factor`: `+` without a duration.
+  package static func expectedIncrement() -> DiagnosticMessage {
+    DiagnosticMessage(.expectedFactor, .error, "expected a duration after '+', such as '+2s'")
+  }
+
+  /// `expected-jitter`: `jitter` without a percentage or a kind.
+  package static func expectedJitter(suggestion: String?) -> DiagnosticMessage {
+    let text = "expected a percentage, 'full', 'equal' or 'decorrelated' after 'jitter'"
+    return DiagnosticMessage(.expectedJitter, .error, text + Suggestion.didYouMean(suggestion))
+  }
+
+  /// `expected-retry-after`: `honoring` without `retry-after`.
+  package static func expectedRetryAfter() -> DiagnosticMessage {
+    DiagnosticMessage(.expectedRetryAfter, .error, "expected 'retry-after' after 'honoring'")
+  }
+
+  /// `expected-policy-name`: `policy` without a name.
+  package static func expectedPolicyName(keyword: String? = nil) -> DiagnosticMessage {
+    let reason =
+      keyword.map { "; '\($0)' is a keyword and cannot be a name" } ?? ", such as 'payments'"
+    return DiagnosticMessage(
+      .expectedPolicyName, .error, "expected a policy name after 'policy'\(reason)")
+  }
+
+  /// `expected-policy-body`: `policy NAME` not followed by `=` or `{`.
+  package static func expectedPolicyBody(_ name: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedPolicyBody, .error,
+      "expected '=' or '{' after 'policy \(excerpt(name))'; write 'policy \(excerpt(name)) = retry 3'"
+    )
+  }
+
+  /// `expected-policy-body`: `policy NAME =` with no rule after it.
+  package static func expectedPolicyLine(_ name: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedPolicyBody, .error,
+      "expected a rule after 'policy \(excerpt(name)) =', such as 'retry 3 backoff 1s'")
+  }
+
+  /// `unterminated-block`: a block without its `}`.
+  package static func unterminatedBlock(_ name: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unterminatedBlock, .error,
+      "expected '}' to end policy '\(excerpt(name))'; add '}' on a line of its own")
+  }
+
+  /// `block-opens-here`: the note at a block's `{`.
+  package static func blockOpensHere(_ name: String) -> DiagnosticMessage {
+    DiagnosticMessage(.blockOpensHere, .note, "policy '\(excerpt(name))' opens here")
+  }
+
+  /// `invalid-name`: a name that is not an ASCII identifier.
+  package static func invalidName(_ name: String) -> DiagnosticMessage {
+    let hint: String
+    let replaced = name.replacingHyphens()
+    if replaced != name, replaced.unicodeScalars.allSatisfy(\.isASCII) {
+      hint = ", such as '\(excerpt(replaced))'"
+    } else {
+      hint = ""
+    }
+    return DiagnosticMessage(
+      .invalidName, .error,
+      "invalid name '\(excerpt(name))'; names use ASCII letters, digits and '_'\(hint)")
+  }
+
+  /// `expected-policy`: something at the top level of a file that is not `policy`.
+  package static func expectedPolicy(found text: String, suggestion: String?) -> DiagnosticMessage {
+    if suggestion != nil {
+      return DiagnosticMessage(
+        .expectedPolicy, .error,
+        "expected 'policy' at the top level of the file, found '\(excerpt(text))'"
+          + Suggestion.didYouMean(suggestion))
+    }
+    return DiagnosticMessage(
+      .expectedPolicy, .error,
+      "expected 'policy' at the top level of the file, found '\(excerpt(text))'; "
+        + "write 'policy NAME = retry …' or 'policy NAME { … }'")
+  }
+
+  /// `expected-retry`: rule clauses on a line that does not start with `retry`.
+  package static func expectedRetry(before clause: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedRetry, .error,
+      "expected 'retry' before '\(clause)'; a line with rule clauses starts with 'retry N'")
+  }
+
+  /// `empty-policy`: text with no rule at all.
+  package static func emptyPolicy() -> DiagnosticMessage {
+    DiagnosticMessage(
+      .emptyPolicy, .error, "policy has no rule; write one such as 'retry 3 backoff 1s'")
+  }
+}
+
+extension String {
+  fileprivate func replacingHyphens() -> String {
+    String(String.UnicodeScalarView(unicodeScalars.map { $0 == "-" ? "_" : $0 }))
+  }
+}

@@ -1,0 +1,110 @@
+extension CompiledPolicy {
+  /// Runs `operation`, retrying it as the policy says, and returns its first success.
+  ///
+  /// Each attempt calls `operation` afresh. An error goes to the first rule whose classes
+  /// match it (a rule without `on` takes any error but cancellation; `except` leaves errors to
+  /// later rules), and each rule counts its own retries. When the error matches no rule, when
+  /// its rule has no retries left, when the next delay would end past `within`, or when the
+  /// shared `budget` is empty, `run` throws the last error unchanged.
+  ///
+  ///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
+  ///     let user = try await policy.run { try await client.fetchUser(id) }
+  ///
+  /// Cancellation: the first attempt always starts; after that, a cancelled task stops waiting
+  /// at once, never starts another attempt, and `run` throws `CancellationError`.
+  ///
+  /// Errors match a class name when the host registered it with a predicate (see
+  /// ``RetryEnvironment``), when it is the error's type name (`URLError`), or when the error is
+  /// an enum value with that case name (`APIError.serverError(code: 503)` is a `serverError`).
+  ///
+  /// This form waits on the continuous clock with system random jitter and no registered
+  /// names or hooks; ``run(in:isolation:_:)`` takes all of those. When the policy has neither
+  /// `timeout`, `within` nor `budget`, the first attempt is a plain call of `operation`: a
+  /// success costs no allocation.
+  ///
+  /// - Parameters:
+  ///   - isolation: The caller's actor, which runs `operation`; leave the default.
+  ///   - operation: The work to attempt. It need not be `Sendable`: attempts never overlap.
+  /// - Returns: The value of the first attempt that succeeds.
+  @inlinable
+  public func run<Success>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    guard attemptTimeout == nil, deadline == nil, budgetRatio == nil else {
+      return try await runRetrying(
+        environment: RetryEnvironment(), firstFailure: nil, isolation: isolation, operation)
+    }
+    do {
+      return try await operation()
+    } catch {
+      return try await runRetrying(
+        environment: RetryEnvironment(), firstFailure: error, isolation: isolation, operation)
+    }
+  }
+
+  /// Runs `operation` in `environment`, retrying it as the policy says, and returns its first
+  /// success.
+  ///
+  /// Everything ``run(isolation:_:)`` says holds; the environment supplies the clock that
+  /// every delay and `timeout` uses, the random source of jitter, the error classes and the
+  /// hooks the policy names, and an observer of the run's events.
+  ///
+  ///     let environment = RetryEnvironment(
+  ///       hooks: ["refreshToken": { try await auth.refresh() }])
+  ///     let policy = try compile(policy: "retry 1 on unauthorized after refreshToken")
+  ///     let profile = try await policy.run(in: environment) { try await api.profile() }
+  ///
+  /// With `timeout`, each attempt runs in a child task, cancelled when the limit passes; the
+  /// run then waits for the operation to return and counts the attempt as failed with
+  /// ``AttemptTimeoutError`` (class `timeout`), whatever it returned. An operation that ignores
+  /// cancellation therefore holds the run up until it returns.
+  ///
+  /// - Parameters:
+  ///   - environment: The clock, random source, error classes, hooks and observer.
+  ///   - isolation: The caller's actor, which runs `operation`; leave the default.
+  ///   - operation: The work to attempt. It need not be `Sendable`: attempts never overlap.
+  /// - Returns: The value of the first attempt that succeeds.
+  @inlinable
+  public func run<Success>(
+    in environment: RetryEnvironment,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    guard attemptTimeout == nil, deadline == nil, budgetRatio == nil,
+      environment.observer == nil
+    else {
+      return try await runRetrying(
+        environment: environment, firstFailure: nil, isolation: isolation, operation)
+    }
+    do {
+      return try await operation()
+    } catch {
+      return try await runRetrying(
+        environment: environment, firstFailure: error, isolation: isolation, operation)
+    }
+  }
+
+  /// The general path: every attempt (or every one after a failed plain first attempt).
+  @usableFromInline
+  func runRetrying<Success>(
+    environment: RetryEnvironment,
+    firstFailure: (any Error)?,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    var run = RetryRun(
+      policy: self, environment: environment, attempts: firstFailure == nil ? 0 : 1)
+    if let firstFailure { try await run.recover(from: firstFailure) }
+    while true {
+      run.startAttempt()
+      do {
+        let value = try await attempt(on: environment.clock, isolation: isolation, operation)
+        run.finishSucceeded()
+        return value
+      } catch {
+        try await run.recover(from: error)
+      }
+    }
+  }
+}

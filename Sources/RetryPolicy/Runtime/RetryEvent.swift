@@ -1,0 +1,81 @@
+/// Something that happened during a run of a policy, as seen by an observer.
+///
+/// Attempts are counted from 1. For one run the events come in this order: for each attempt,
+/// ``attemptStarted(attempt:)`` and, if it fails, ``attemptFailed(attempt:error:)`` followed by
+/// either ``retryScheduled(attempt:rule:delay:)`` or ``gaveUp(attempt:reason:error:)``; last,
+/// ``finished(_:)`` with the run's summary.
+///
+///     var environment = RetryEnvironment()
+///     environment.observer = { event in
+///       if case .retryScheduled(let attempt, _, let delay) = event {
+///         print("attempt \(attempt) failed; retrying in \(delay)")
+///       }
+///     }
+public enum RetryEvent: Sendable {
+  /// Attempt `attempt` is about to call the operation (or subscribe to the sequence again).
+  case attemptStarted(attempt: Int)
+  /// Attempt `attempt` failed with `error`.
+  case attemptFailed(attempt: Int, error: any Error)
+  /// After attempt `attempt` failed, rule number `rule` (counted from 0) will retry after `delay`.
+  case retryScheduled(attempt: Int, rule: Int, delay: Duration)
+  /// After attempt `attempt` failed, the run stops for `reason` and throws `error`.
+  case gaveUp(attempt: Int, reason: RetryStopReason, error: any Error)
+  /// The run is over; the summary tells how it went.
+  case finished(RetrySummary)
+}
+
+/// Why a run stopped retrying and threw.
+public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
+  /// The rule that took the error had used all its retries.
+  case retriesExhausted
+  /// No rule's classes match the error, so it is thrown at once.
+  case errorNotMatched
+  /// The next retry's delay would end past the policy's `within` deadline.
+  case deadlineExceeded
+  /// The policy's shared `budget` had no token left for another retry.
+  case budgetExhausted
+  /// The task was cancelled, or the operation threw `CancellationError`.
+  case cancelled
+  /// The rule's `after` hook threw, or no hook of that name is registered.
+  case hookFailed
+
+  /// A short phrase such as `retries exhausted`.
+  public var description: String {
+    switch self {
+    case .retriesExhausted: "retries exhausted"
+    case .errorNotMatched: "error not matched"
+    case .deadlineExceeded: "deadline exceeded"
+    case .budgetExhausted: "budget exhausted"
+    case .cancelled: "cancelled"
+    case .hookFailed: "hook failed"
+    }
+  }
+}
+
+/// How a run ended.
+public enum RetryOutcome: Sendable, Hashable {
+  /// An attempt succeeded (for a sequence: the sequence finished).
+  case succeeded
+  /// The run threw, for this reason.
+  case failed(RetryStopReason)
+}
+
+/// The statistics of one finished run.
+public struct RetrySummary: Sendable, Hashable {
+  /// The attempts made, the first included.
+  public var attempts: Int
+  /// The total of the delays waited before retries (not counting hooks or attempts).
+  public var totalDelay: Duration
+  /// The time from the start of the first attempt to the end of the run, on the run's clock.
+  public var elapsed: Duration
+  /// Whether the run succeeded, or why it stopped.
+  public var outcome: RetryOutcome
+
+  /// Creates a summary.
+  public init(attempts: Int, totalDelay: Duration, elapsed: Duration, outcome: RetryOutcome) {
+    self.attempts = attempts
+    self.totalDelay = totalDelay
+    self.elapsed = elapsed
+    self.outcome = outcome
+  }
+}

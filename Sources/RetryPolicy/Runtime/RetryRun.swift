@@ -1,0 +1,185 @@
+/// The driver of one run, which performs what ``RetryStateMachine`` decides.
+///
+/// It waits on the clock, runs hooks, draws on the budget and reports events. `run` and
+/// retrying sequences share it.
+package struct RetryRun: Sendable {
+  /// The policy being run.
+  package let policy: CompiledPolicy
+  /// The host's clock, random source, names and observer.
+  package let environment: RetryEnvironment
+  /// The decisions so far.
+  package private(set) var machine: RetryStateMachine
+  private var random: any RandomNumberGenerator & Sendable
+  private let elapsed: @Sendable () -> Duration
+
+  /// Starts a run; `attempts` counts attempts already made (1 after a failed fast path).
+  package init(policy: CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0) {
+    self.policy = policy
+    self.environment = environment
+    self.machine = RetryStateMachine(policy: policy, attempts: attempts)
+    self.random = environment.random
+    self.elapsed = makeStopwatch(environment.clock)
+  }
+
+  /// Records that an attempt starts; the first one deposits into the budget.
+  package mutating func startAttempt() {
+    machine.attemptStarted()
+    if machine.attempts == 1 { policy.activeBudget?.recordFirstAttempt() }
+    emit(.attemptStarted(attempt: machine.attempts))
+  }
+
+  /// Reports that the last attempt succeeded and the run is over.
+  package func finishSucceeded() {
+    finish(.succeeded)
+  }
+
+  /// Handles a failed attempt: returns when the next attempt may start (after the delay and
+  /// the hook), or throws what the run throws.
+  ///
+  /// It throws the attempt's error unchanged when the error is not matched, retries are
+  /// exhausted, the deadline is near or the budget is empty; `CancellationError` when the task
+  /// is cancelled; a hook's error when the hook throws; ``UnregisteredHookError`` for a hook
+  /// name with no hook.
+  package mutating func recover(from error: any Error) async throws {
+    emit(.attemptFailed(attempt: machine.attempts, error: error))
+    let classification = ErrorClassification(error, predicates: environment.errorClasses)
+    let action = machine.attemptFailed(
+      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(), using: &random)
+    switch action {
+    case .giveUp(let reason):
+      throw stop(reason, error)
+    case .retry(let index, let delay):
+      var hook: (@Sendable () async throws -> Void)?
+      if let name = policy.rules[index].hook {
+        hook = environment.hooks[name]
+        if hook == nil { throw stop(.hookFailed, UnregisteredHookError(name: name)) }
+      }
+      if let budget = policy.activeBudget, !budget.withdrawForRetry() {
+        throw stop(.budgetExhausted, error)
+      }
+      emit(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
+      if delay > .zero {
+        do {
+          try await environment.clock.sleep(for: delay)
+        } catch {
+          throw stop(.cancelled, error)
+        }
+      }
+      if let hook {
+        do {
+          try await hook()
+        } catch {
+          throw stop(Task.isCancelled ? .cancelled : .hookFailed, error)
+        }
+      }
+      if Task.isCancelled { throw stop(.cancelled, error) }
+    }
+  }
+
+  /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
+  /// throws a `CancellationError`.
+  private func stop(_ reason: RetryStopReason, _ error: any Error) -> any Error {
+    let thrown: any Error =
+      reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
+    emit(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
+    finish(.failed(reason))
+    return thrown
+  }
+
+  private func finish(_ outcome: RetryOutcome) {
+    guard environment.observer != nil else { return }
+    let summary = RetrySummary(
+      attempts: machine.attempts, totalDelay: machine.totalDelay, elapsed: elapsed(),
+      outcome: outcome)
+    emit(.finished(summary))
+  }
+
+  private func emit(_ event: RetryEvent) {
+    environment.observer?(event)
+  }
+}
+
+/// A function that tells the time passed on `clock` since the call.
+private func makeStopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+  let start = clock.now
+  return { start.duration(to: clock.now) }
+}
+
+// MARK: - Attempts under `timeout`
+
+/// The caller's operation, carried into the child task that runs one attempt under `timeout`.
+///
+/// Unchecked, because the operation need not be `Sendable`. It is sound: the operation is
+/// never called concurrently with itself or with its caller. The caller is suspended awaiting
+/// the attempt, and the attempt's child task is awaited to its end, even after a timeout,
+/// before the run goes on; an actor-isolated operation still runs on its actor.
+struct UncheckedOperation<Success>: @unchecked Sendable {
+  let call: () async throws -> Success
+}
+
+/// A result handed from the attempt's child task to the awaiting caller, exactly once.
+struct UncheckedValue<Value>: @unchecked Sendable {
+  let value: Value
+}
+
+private enum AttemptEvent<Success>: Sendable {
+  case completed(Result<UncheckedValue<Success>, any Error>)
+  case timerFired
+  case timerStopped
+}
+
+extension CompiledPolicy {
+  /// Runs one attempt, cut off after `attemptTimeout` when the policy has one.
+  func attempt<Success>(
+    on clock: any Clock<Duration>,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    guard let limit = attemptTimeout else { return try await operation() }
+    let body:
+      nonisolated(nonsending) (@escaping () async throws -> Success) async throws -> Success =
+        { escapable in
+          try await runAttempt(UncheckedOperation(call: escapable), limit: limit, clock: clock)
+        }
+    return try await withoutActuallyEscaping(operation, do: body)
+  }
+}
+
+/// Runs the operation in a child task beside a timer; when the timer fires first, cancels the
+/// operation, waits for it to return, and throws ``AttemptTimeoutError``.
+private func runAttempt<Success>(
+  _ operation: UncheckedOperation<Success>, limit: Duration, clock: any Clock<Duration>
+) async throws -> Success {
+  let result = await withTaskGroup(of: AttemptEvent<Success>.self) { group in
+    group.addTask {
+      do {
+        return .completed(.success(UncheckedValue(value: try await operation.call())))
+      } catch {
+        return .completed(.failure(error))
+      }
+    }
+    group.addTask {
+      do {
+        try await clock.sleep(for: limit)
+        return .timerFired
+      } catch {
+        return .timerStopped
+      }
+    }
+    var hasTimedOut = false
+    while let event = await group.next() {
+      switch event {
+      case .completed(let result):
+        group.cancelAll()
+        return hasTimedOut ? .failure(AttemptTimeoutError(timeout: limit)) : result
+      case .timerFired:
+        hasTimedOut = true
+        group.cancelAll()
+      case .timerStopped:
+        continue
+      }
+    }
+    return .failure(hasTimedOut ? AttemptTimeoutError(timeout: limit) : CancellationError())
+  }
+  return try result.get().value
+}

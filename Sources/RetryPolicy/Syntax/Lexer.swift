@@ -1,0 +1,302 @@
+/// Splits the UTF-8 bytes of policy text into tokens, one at a time, on the parser's demand.
+///
+/// The lexer keeps no token array: `next()` scans the next token and returns it. Comments are
+/// not tokens for the parser; the lexer collects them for the printer. Bad characters are
+/// diagnosed here, once per run, and handed on as an `.error` token that the parser skips.
+/// Every byte is looked at a bounded number of times, so time is linear in the text.
+struct Lexer {
+  /// The text.
+  let bytes: UnsafeBufferPointer<UInt8>
+  /// The byte the next token starts at, or at or before it.
+  private(set) var offset = 0
+  /// The line of `offset`, from 1.
+  private(set) var line = 1
+  /// The column of `offset` in Unicode scalars, from 1.
+  private(set) var column = 1
+  /// Every comment read so far, in order.
+  var comments: [CommentSyntax] = []
+  /// Every diagnostic so far; the parser adds its own here too.
+  var diagnostics: [Diagnostic] = []
+
+  init(bytes: UnsafeBufferPointer<UInt8>) {
+    self.bytes = bytes
+  }
+
+  /// Where the lexer stands.
+  var location: SourceLocation { SourceLocation(line: line, column: column, offset: offset) }
+
+  /// The text of a stretch of bytes.
+  func text(_ start: Int, _ end: Int) -> String {
+    guard start < end, start >= 0, end <= bytes.count else { return "" }
+    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+  }
+
+  /// The bytes of a stretch.
+  func slice(_ start: Int, _ end: Int) -> UnsafeBufferPointer<UInt8> {
+    guard start < end, start >= 0, end <= bytes.count else {
+      return UnsafeBufferPointer(rebasing: bytes[0..<0])
+    }
+    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+  }
+
+  /// Scans and returns the next token.
+  mutating func next() -> Token {
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      switch byte {
+      case .space, .tab:
+        step()
+      case .carriageReturn:
+        if peek(1) == .lineFeed {
+          return newline(length: 2)
+        }
+        // A lone CR is a blank.
+        step()
+      case .lineFeed:
+        return newline(length: 1)
+      case .hash:
+        scanComment()
+      case .zero ... .nine:
+        return scanNumber()
+      case .lowerA ... .lowerZ, .upperA ... .upperZ, .underscore:
+        return scanWord()
+      case .percentSign:
+        return single(.percent)
+      case .commaSign:
+        return single(.comma)
+      case .plusSign:
+        return single(.plus)
+      case .equalsSign:
+        return single(.equals)
+      case .leftBraceSign:
+        return single(.leftBrace)
+      case .rightBraceSign:
+        return single(.rightBrace)
+      default:
+        return scanBadCharacters()
+      }
+    }
+    let here = location
+    return Token(
+      kind: .end, start: offset, end: offset, range: SourceRange(start: here, end: here),
+      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+  }
+
+  // MARK: Scanning
+
+  private func peek(_ distance: Int) -> UInt8? {
+    let index = offset + distance
+    return index < bytes.count ? bytes[index] : nil
+  }
+
+  /// Moves past one ASCII byte that is not a line end.
+  @inline(__always)
+  private mutating func stepASCII() {
+    offset += 1
+    column += 1
+  }
+
+  /// Moves past one byte that is not a line end.
+  private mutating func step() {
+    if bytes[offset] & 0xC0 != 0x80 { column += 1 }
+    offset += 1
+  }
+
+  private func isFFFD(at index: Int) -> Bool {
+    index + 2 < bytes.count && bytes[index] == 0xEF && bytes[index + 1] == 0xBF
+      && bytes[index + 2] == 0xBD
+  }
+
+  private mutating func newline(length: Int) -> Token {
+    let start = location
+    let startOffset = offset
+    offset += length
+    let end = SourceLocation(line: line, column: column + length, offset: offset)
+    line += 1
+    column = 1
+    return Token(
+      kind: .newline, start: startOffset, end: offset, range: SourceRange(start: start, end: end),
+      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+  }
+
+  private mutating func single(_ kind: TokenKind) -> Token {
+    let start = location
+    let startOffset = offset
+    step()
+    return Token(
+      kind: kind, start: startOffset, end: offset, range: SourceRange(start: start, end: location),
+      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+  }
+
+  private mutating func scanComment() {
+    let start = location
+    while offset < bytes.count, bytes[offset] != .lineFeed, bytes[offset] != .carriageReturn {
+      step()
+    }
+    comments.append(
+      CommentSyntax(
+        text: text(start.offset, offset), range: SourceRange(start: start, end: location)))
+  }
+
+  private func isDigit(_ byte: UInt8) -> Bool { byte >= .zero && byte <= .nine }
+
+  private func isIdentifierByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case .lowerA ... .lowerZ, .upperA ... .upperZ, .zero ... .nine, .underscore: true
+    default: false
+    }
+  }
+
+  /// Whether the byte at `index` continues a word that is not an identifier: a hyphen, or a
+  /// character of another script (but not U+FFFD, which is diagnosed as invalid UTF-8).
+  private func continuesLooseWord(at index: Int) -> Bool {
+    guard index < bytes.count else { return false }
+    let byte = bytes[index]
+    if byte == .hyphen { return true }
+    if byte >= 0x80 { return !isFFFD(at: index) && byte & 0xC0 != 0x80 }
+    return false
+  }
+
+  /// Moves past a whole scalar.
+  private mutating func stepScalar() {
+    step()
+    while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+  }
+
+  private mutating func scanNumber() -> Token {
+    let start = location
+    while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
+    var hasFraction = false
+    if offset < bytes.count, bytes[offset] == .dot {
+      if let next = peek(1), isDigit(next) {
+        hasFraction = true
+        step()
+        while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
+      } else {
+        step()
+        while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+        let range = SourceRange(start: start, end: location)
+        diagnostics.append(
+          Diagnostic(.malformedNumber(text(start.offset, offset)), at: range))
+        return Token(
+          kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
+          isIdentifier: false, hasFraction: false, unitStart: offset)
+      }
+    }
+    let unitStart = offset
+    var kind = TokenKind.number
+    if offset < bytes.count, isIdentifierByte(bytes[offset]) || continuesLooseWord(at: offset) {
+      kind = .duration
+      while offset < bytes.count {
+        if isIdentifierByte(bytes[offset]) {
+          step()
+        } else if bytes[offset] >= 0x80, continuesLooseWord(at: offset) {
+          stepScalar()
+        } else {
+          break
+        }
+      }
+    }
+    return Token(
+      kind: kind, start: start.offset, end: offset,
+      range: SourceRange(start: start, end: location), keyword: nil, isIdentifier: false,
+      hasFraction: hasFraction, unitStart: unitStart)
+  }
+
+  private mutating func scanWord() -> Token {
+    let start = location
+    if bytes[offset] == .lowerX, let next = peek(1), isDigit(next) {
+      step()
+      return Token(
+        kind: .word, start: start.offset, end: offset,
+        range: SourceRange(start: start, end: location), keyword: .x, isIdentifier: false,
+        hasFraction: false, unitStart: offset)
+    }
+    while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+    var isIdentifier = true
+    while continuesLooseWord(at: offset) {
+      isIdentifier = false
+      if bytes[offset] >= 0x80 { stepScalar() } else { step() }
+      while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+    }
+    let keyword = Keyword.matching(slice(start.offset, offset))
+    return Token(
+      kind: .word, start: start.offset, end: offset,
+      range: SourceRange(start: start, end: location), keyword: keyword,
+      isIdentifier: isIdentifier && keyword == nil, hasFraction: false, unitStart: offset)
+  }
+
+  /// Reads a run of characters that cannot start a token and reports it once.
+  private mutating func scanBadCharacters() -> Token {
+    let start = location
+    let isInvalidUTF8 = isFFFD(at: offset)
+    let scalar = decodeScalar(at: offset)
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      if isFFFD(at: offset) != isInvalidUTF8 { break }
+      if byte == .space || byte == .tab || byte == .lineFeed || byte == .carriageReturn
+        || byte == .hash || isIdentifierByte(byte)
+      {
+        break
+      }
+      switch byte {
+      case .percentSign, .commaSign, .plusSign, .equalsSign, .leftBraceSign, .rightBraceSign:
+        break
+      default:
+        stepScalar()
+        continue
+      }
+      break
+    }
+    let range = SourceRange(start: start, end: location)
+    let message: DiagnosticMessage =
+      isInvalidUTF8 ? .invalidUTF8() : .unexpectedCharacter(scalar)
+    diagnostics.append(Diagnostic(message, at: range))
+    return Token(
+      kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
+      isIdentifier: false, hasFraction: false, unitStart: offset)
+  }
+
+  /// The scalar whose encoding starts at `index`.
+  private func decodeScalar(at index: Int) -> Unicode.Scalar {
+    let first = bytes[index]
+    var value: UInt32
+    var length: Int
+    switch first {
+    case 0..<0x80: return Unicode.Scalar(first)
+    case 0xC0..<0xE0: (value, length) = (UInt32(first & 0x1F), 2)
+    case 0xE0..<0xF0: (value, length) = (UInt32(first & 0x0F), 3)
+    case 0xF0..<0xF8: (value, length) = (UInt32(first & 0x07), 4)
+    default: return "\u{FFFD}"
+    }
+    guard index + length <= bytes.count else { return "\u{FFFD}" }
+    for position in (index + 1)..<(index + length) {
+      value = value << 6 | UInt32(bytes[position] & 0x3F)
+    }
+    return Unicode.Scalar(value) ?? "\u{FFFD}"
+  }
+}
+
+extension UInt8 {
+  fileprivate static let tab = UInt8(ascii: "\t")
+  fileprivate static let lineFeed = UInt8(ascii: "\n")
+  fileprivate static let carriageReturn = UInt8(ascii: "\r")
+  fileprivate static let space = UInt8(ascii: " ")
+  fileprivate static let hash = UInt8(ascii: "#")
+  fileprivate static let percentSign = UInt8(ascii: "%")
+  fileprivate static let commaSign = UInt8(ascii: ",")
+  fileprivate static let plusSign = UInt8(ascii: "+")
+  fileprivate static let hyphen = UInt8(ascii: "-")
+  fileprivate static let dot = UInt8(ascii: ".")
+  fileprivate static let equalsSign = UInt8(ascii: "=")
+  fileprivate static let leftBraceSign = UInt8(ascii: "{")
+  fileprivate static let rightBraceSign = UInt8(ascii: "}")
+  fileprivate static let zero = UInt8(ascii: "0")
+  fileprivate static let nine = UInt8(ascii: "9")
+  fileprivate static let lowerA = UInt8(ascii: "a")
+  fileprivate static let lowerX = UInt8(ascii: "x")
+  fileprivate static let lowerZ = UInt8(ascii: "z")
+  fileprivate static let upperA = UInt8(ascii: "A")
+  fileprivate static let upperZ = UInt8(ascii: "Z")
+  fileprivate static let underscore = UInt8(ascii: "_")
+}

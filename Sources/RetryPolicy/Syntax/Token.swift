@@ -1,0 +1,116 @@
+/// The kind of a token of policy text.
+enum TokenKind: Sendable, Hashable {
+  /// A line end: LF or CR LF.
+  case newline
+  /// A keyword or a name: `backoff`, `serverError`, `retry-after`.
+  case word
+  /// A number without a unit: `3`, `1.5`.
+  case number
+  /// A number directly followed by letters: `250ms`, `5d` (the unit is checked by the parser).
+  case duration
+  /// `%`.
+  case percent
+  /// `,`.
+  case comma
+  /// `+`.
+  case plus
+  /// `=`.
+  case equals
+  /// `{`.
+  case leftBrace
+  /// `}`.
+  case rightBrace
+  /// Text the lexer already diagnosed (a bad character, a malformed number): the parser skips
+  /// it without a second diagnostic.
+  case error
+  /// The end of the text.
+  case end
+}
+
+/// A reserved word of the language.
+enum Keyword: String, Sendable, Hashable, CaseIterable {
+  case policy, retry, forever, on, except, immediately, delay, backoff, delays, jitter
+  case full, equal, decorrelated, max, after, honoring
+  case retryAfter = "retry-after"
+  case within, timeout, budget, x
+
+  /// Whether the keyword starts a clause (`on`, `backoff`, `within`, …).
+  var startsClause: Bool {
+    switch self {
+    case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after, .honoring,
+      .within, .timeout, .budget:
+      true
+    default: false
+    }
+  }
+
+  /// Whether the keyword starts a policy-wide clause.
+  var isPolicyWide: Bool { self == .within || self == .timeout || self == .budget }
+
+  /// The words a misspelt clause keyword is compared with for a suggestion.
+  static let clauseWords: [String] = [
+    "retry", "on", "except", "immediately", "delay", "backoff", "delays", "jitter", "max", "after",
+    "honoring", "within", "timeout", "budget",
+  ]
+
+  /// The keyword spelt by `bytes`, if any.
+  static func matching(_ bytes: UnsafeBufferPointer<UInt8>) -> Keyword? {
+    guard let first = bytes.first else { return nil }
+    switch (first, bytes.count) {
+    case (UInt8(ascii: "a"), 5): return equals(bytes, "after") ? .after : nil
+    case (UInt8(ascii: "b"), 7): return equals(bytes, "backoff") ? .backoff : nil
+    case (UInt8(ascii: "b"), 6): return equals(bytes, "budget") ? .budget : nil
+    case (UInt8(ascii: "d"), 5): return equals(bytes, "delay") ? .delay : nil
+    case (UInt8(ascii: "d"), 6): return equals(bytes, "delays") ? .delays : nil
+    case (UInt8(ascii: "d"), 12): return equals(bytes, "decorrelated") ? .decorrelated : nil
+    case (UInt8(ascii: "e"), 5): return equals(bytes, "equal") ? .equal : nil
+    case (UInt8(ascii: "e"), 6): return equals(bytes, "except") ? .except : nil
+    case (UInt8(ascii: "f"), 4): return equals(bytes, "full") ? .full : nil
+    case (UInt8(ascii: "f"), 7): return equals(bytes, "forever") ? .forever : nil
+    case (UInt8(ascii: "h"), 8): return equals(bytes, "honoring") ? .honoring : nil
+    case (UInt8(ascii: "i"), 11): return equals(bytes, "immediately") ? .immediately : nil
+    case (UInt8(ascii: "j"), 6): return equals(bytes, "jitter") ? .jitter : nil
+    case (UInt8(ascii: "m"), 3): return equals(bytes, "max") ? .max : nil
+    case (UInt8(ascii: "o"), 2): return equals(bytes, "on") ? .on : nil
+    case (UInt8(ascii: "p"), 6): return equals(bytes, "policy") ? .policy : nil
+    case (UInt8(ascii: "r"), 5): return equals(bytes, "retry") ? .retry : nil
+    case (UInt8(ascii: "r"), 11): return equals(bytes, "retry-after") ? .retryAfter : nil
+    case (UInt8(ascii: "t"), 7): return equals(bytes, "timeout") ? .timeout : nil
+    case (UInt8(ascii: "w"), 6): return equals(bytes, "within") ? .within : nil
+    case (UInt8(ascii: "x"), 1): return .x
+    default: return nil
+    }
+  }
+
+  private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+    guard bytes.count == word.utf8CodeUnitCount else { return false }
+    return word.withUTF8Buffer { literal in
+      var index = 0
+      while index < literal.count {
+        if literal[index] != bytes[index] { return false }
+        index += 1
+      }
+      return true
+    }
+  }
+}
+
+/// One token: its kind, where it stands, and what the lexer learnt about it.
+struct Token: Sendable {
+  /// The kind of token.
+  var kind: TokenKind
+  /// The first byte of the token.
+  var start: Int
+  /// The byte just past the token.
+  var end: Int
+  /// Where the token stands, in lines and columns.
+  var range: SourceRange
+  /// For a word, the keyword it spells, if any.
+  var keyword: Keyword?
+  /// For a word, whether it is an ASCII identifier (no hyphen, no other script).
+  var isIdentifier: Bool
+  /// For a number or a duration, whether it has a fraction (`1.5`).
+  var hasFraction: Bool
+  /// For a duration, the first byte of the unit.
+  var unitStart: Int
+}

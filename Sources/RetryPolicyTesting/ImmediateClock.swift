@@ -1,0 +1,41 @@
+import Synchronization
+
+/// A virtual clock whose sleeps return at once, moving ``now`` to their deadline.
+///
+/// Code that waits on it runs as fast as it can compute while its clock reads the times it
+/// would have reached: for simulations, benchmarks, and tests of the delays a run chooses.
+/// It does not suit `timeout`, where the attempt and its timer race: the timer always wins.
+///
+///     let clock = ImmediateClock()
+///     _ = try? await policy.run(in: RetryEnvironment(clock: clock)) { throw APIError.serverError }
+///     print(clock.now)   // the total of the delays
+public final class ImmediateClock: Clock, Sendable {
+  /// A point in the clock's time: the time since the clock was created.
+  public typealias Instant = ManualClock.Instant
+
+  private let current = Mutex(Instant(offset: .zero))
+
+  /// Creates a clock at offset zero.
+  public init() {}
+
+  /// The current instant.
+  public var now: Instant {
+    current.withLock { $0 }
+  }
+
+  /// The clock's resolution: none, it is virtual.
+  public var minimumResolution: Duration { .zero }
+
+  /// Moves ``now`` to `deadline` if it is later, and returns at once; throws
+  /// `CancellationError` when the task is cancelled.
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    current.withLock { $0 = Swift.max($0, deadline) }
+  }
+
+  /// Moves the time forward by `duration`; a negative duration does nothing.
+  public func advance(by duration: Duration) {
+    guard duration > .zero else { return }
+    current.withLock { $0 = $0.advanced(by: duration) }
+  }
+}

@@ -1,0 +1,56 @@
+// The libFuzzer entry point over the whole front end: lexer, parser, checks, compiler,
+// schedule, renderer and the canonical printer. Built by `.ci/fuzz` with `swiftc` over the
+// library's sources (not by SwiftPM), so it can call `package` API directly.
+//
+// Besides "no crash, no hang, no sanitizer report", it asserts two properties and traps when
+// they fail, so libFuzzer records the input:
+// - text with no errors prints in canonical form, and that form compiles to the same policies;
+// - printing the canonical form again changes nothing.
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs one fuzz input through the front end; libFuzzer calls it.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+  guard let data else { return 0 }
+  let source = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+  exercise(source)
+  return 0
+}
+
+private func exercise(_ source: String) {
+  let file = analyze(policyFile: source)
+  let policy = analyze(policy: source)
+  let renderer = DiagnosticRenderer(source: source, sourceName: "<fuzz>")
+  _ = renderer.render(file.diagnostics)
+  _ = renderer.render(policy.diagnostics)
+  for diagnostic in file.diagnostics + policy.diagnostics {
+    check(diagnostic.line >= 1 && diagnostic.column >= 1, "diagnostic without a place")
+  }
+  for compiled in file.policies + policy.policies {
+    for rule in compiled.rules {
+      let schedule = rule.schedule(limit: 20)
+      for entry in schedule.entries {
+        check(entry.minimum >= .zero && entry.minimum <= entry.maximum, "bad bounds")
+        check(entry.maximum <= (rule.maxDelay ?? Duration.saturatedDelay), "bound above cap")
+      }
+    }
+    _ = String(describing: compiled)
+  }
+  if !file.hasErrors {
+    let printed = CanonicalPrinter.print(file.syntax)
+    let again = analyze(policyFile: printed)
+    check(!again.hasErrors, "canonical form of a valid file has errors")
+    check(again.policies == file.policies, "canonical form compiles differently")
+    check(CanonicalPrinter.print(again.syntax) == printed, "printer is not idempotent")
+  }
+}
+
+private func check(_ condition: Bool, _ message: StaticString) {
+  if !condition {
+    print("fuzz property failed: \(message)")
+    abort()
+  }
+}

@@ -1,0 +1,78 @@
+import RetryPolicy
+import Testing
+
+@Suite("Runtime: error classes")
+struct RuntimeClassificationTests {
+  @Test(
+    "a class name matches by type name, enum case name, or built-in",
+    arguments: [
+      (APIError.serverError(code: 503) as any Error, "serverError", true),
+      (APIError.serverError(code: 503), "APIError", true),
+      (APIError.serverError(code: 503), "unauthorized", false),
+      (APIError.unauthorized, "unauthorized", true),
+      (StorageError.diskFull, "diskFull", true),
+      (StorageError.corrupted(path: "/tmp"), "corrupted", true),
+      (StorageError.diskFull, "storage failed", false),
+      (ConnectionLost(), "ConnectionLost", true),
+      (ConnectionLost(), "connectionLost", false),
+      (Envelope(payload: 1), "Envelope", true),
+      (ConnectionLost(), "any", true),
+      (CancellationError(), "any", false),
+      (CancellationError(), "CancellationError", true),
+      (AttemptTimeoutError(timeout: .seconds(1)), "timeout", true),
+      (AttemptTimeoutError(timeout: .seconds(1)), "AttemptTimeoutError", true),
+      (ConnectionLost(), "timeout", false),
+    ])
+  func namesMatch(error: any Error, name: String, matches: Bool) {
+    #expect(ErrorClassification(error).matches(name) == matches)
+  }
+
+  @Test("a registered predicate adds a class, checked with the error itself")
+  func registeredPredicate() {
+    let predicates: [String: @Sendable (any Error) -> Bool] = [
+      "transient": { error in
+        if case APIError.serverError(let code) = error { code >= 500 } else { false }
+      }
+    ]
+    #expect(
+      ErrorClassification(APIError.serverError(code: 503), predicates: predicates).matches(
+        "transient"))
+    #expect(
+      !ErrorClassification(APIError.serverError(code: 400), predicates: predicates).matches(
+        "transient"))
+    #expect(!ErrorClassification(APIError.notFound, predicates: predicates).matches("transient"))
+  }
+
+  @Test("a rule without 'on' takes any error but cancellation")
+  func ruleWithoutOn() {
+    let rule = RetryRule(behavior: .immediate(maxCount: 1))
+    #expect(ErrorClassification(ConnectionLost()).isHandled(by: rule))
+    #expect(!ErrorClassification(CancellationError()).isHandled(by: rule))
+  }
+
+  @Test("'except' wins over 'on'")
+  func exceptWins() {
+    let rule = RetryRule(
+      behavior: .immediate(maxCount: 1), errorClasses: ["APIError"],
+      excludedClasses: ["notFound"])
+    #expect(ErrorClassification(APIError.unauthorized).isHandled(by: rule))
+    #expect(!ErrorClassification(APIError.notFound).isHandled(by: rule))
+  }
+
+  @Test("registered classes reach the runtime through the environment")
+  func registeredClassInRun() async throws {
+    let environment = RetryEnvironment(errorClasses: [
+      "transient": { ($0 as? APIError) == .serverError(code: 503) }
+    ])
+    let policy = policy(RetryRule(behavior: .immediate(maxCount: 2), errorClasses: ["transient"]))
+    var attempts = 0
+    await #expect(throws: APIError.serverError(code: 503)) {
+      try await policy.run(in: environment) {
+        attempts += 1
+        throw APIError.serverError(code: 503)
+      }
+    }
+    #expect(attempts == 3)
+    #expect(environment.vocabulary == Vocabulary(errorClasses: ["transient"], hooks: []))
+  }
+}

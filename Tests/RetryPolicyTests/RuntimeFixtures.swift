@@ -1,0 +1,115 @@
+import RetryPolicy
+import RetryPolicyTesting
+import Synchronization
+
+/// Errors shaped like a typical client's.
+enum APIError: Error, Equatable {
+  case serverError(code: Int)
+  case unauthorized
+  case notFound
+}
+
+/// A payload-less enum that customizes its description, which must not hide its case names.
+enum StorageError: Error, CustomStringConvertible {
+  case diskFull
+  case corrupted(path: String)
+
+  var description: String { "storage failed" }
+}
+
+struct ConnectionLost: Error, Equatable {}
+
+struct Envelope<Payload: Sendable>: Error {
+  var payload: Payload
+}
+
+/// An error carrying a server's Retry-After.
+struct ThrottledError: RetryAfterProviding, Equatable {
+  var retryAfter: Duration?
+}
+
+/// A rule with the given count and behavior; everything else optional, as in `RetryRule`.
+func policy(
+  _ rules: RetryRule..., within: Duration? = nil, timeout: Duration? = nil,
+  budget: Double? = nil
+) -> CompiledPolicy {
+  CompiledPolicy(rules: rules, deadline: within, attemptTimeout: timeout, budgetRatio: budget)
+}
+
+/// A thread-safe log of strings, for checking the order of attempts and hooks.
+final class Log: Sendable {
+  private let lines = Mutex<[String]>([])
+
+  func append(_ line: String) {
+    lines.withLock { $0.append(line) }
+  }
+
+  var entries: [String] {
+    lines.withLock { $0 }
+  }
+}
+
+extension Duration {
+  /// Seconds as a `Double`, for readable expectations.
+  var inSeconds: Double { self / .seconds(1) }
+}
+
+/// A door an operation waits at, ignoring cancellation, until a test opens it.
+final class Gate: Sendable {
+  private struct State {
+    var isOpen = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let state = Mutex(State())
+
+  /// Waits until the gate opens; cancellation does not end the wait.
+  func wait() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let isOpen = state.withLock { state in
+        if !state.isOpen { state.waiters.append(continuation) }
+        return state.isOpen
+      }
+      if isOpen { continuation.resume() }
+    }
+  }
+
+  /// Opens the gate for every waiter, present and future.
+  func open() {
+    let waiters = state.withLock { state in
+      state.isOpen = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}
+
+/// Waits, without a real timer of its own, until the task is cancelled, then throws.
+func waitUntilCancelled() async throws {
+  try await Task.sleep(for: .seconds(3600))
+}
+
+/// Moves `clock` forward by each step in turn, each once a task sleeps on it.
+func drive(_ clock: ManualClock, steps: [Duration]) async {
+  for step in steps {
+    await clock.waitForSleepers(count: 1)
+    clock.advance(by: step)
+  }
+}
+
+/// An event as a short line, for comparing event sequences.
+func line(_ event: RetryEvent) -> String {
+  switch event {
+  case .attemptStarted(let attempt):
+    "start \(attempt)"
+  case .attemptFailed(let attempt, let error):
+    "fail \(attempt) \(error)"
+  case .retryScheduled(let attempt, let rule, let delay):
+    "retry \(attempt) rule \(rule) after \(delay.inSeconds)"
+  case .gaveUp(let attempt, let reason, let error):
+    "give up \(attempt) \(reason) \(error)"
+  case .finished(let summary):
+    "finish \(summary.attempts) waited \(summary.totalDelay.inSeconds) \(summary.outcome)"
+  }
+}
