@@ -75,7 +75,7 @@ final class Benchmark {
       rows.append(
         ReportRow(
           scenario: scenario, variant: variant, measurement: nil, ratio: nil,
-          note: "error: \(error)"))
+          note: shortened("error: \(error)")))
       return nil
     }
     let baselineRow = rows.first { row in
@@ -93,7 +93,9 @@ final class Benchmark {
   /// Adds a row that has no measurement: a variant that cannot run yet, and why.
   func skip(_ scenario: String, _ variant: String, because reason: String) {
     rows.append(
-      ReportRow(scenario: scenario, variant: variant, measurement: nil, ratio: nil, note: reason))
+      ReportRow(
+        scenario: scenario, variant: variant, measurement: nil, ratio: nil,
+        note: shortened(reason)))
   }
 
   /// Sets the note of the last row.
@@ -168,6 +170,13 @@ final class Benchmark {
     }
     return (elapsed.nanoseconds, allocations)
   }
+}
+
+/// The first line of a text, at most 120 characters, for a table cell.
+func shortened(_ text: String) -> String {
+  let line = text.prefix { $0 != "\n" }
+  let isCut = line.count > 120 || line.count < text.count
+  return String(line.prefix(120)) + (isCut ? " …" : "")
 }
 
 /// The median of sorted values (0 for none).

@@ -14,6 +14,7 @@ enum BenchmarkCommand {
     SuccessPathScenario.scenario,
     ImmediateRetryScenario.scenario,
     JitteredRetryScenario.scenario,
+    ClassificationScenario.scenario,
     CompileScenario.scenario,
     PolicyFileScenario.scenario,
     ConcurrentWaitsScenario.scenario,

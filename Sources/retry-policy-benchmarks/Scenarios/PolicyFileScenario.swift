@@ -18,6 +18,7 @@ enum PolicyFileScenario {
         "compile(policyFile:), \(Format.integer(count)) policies, "
         + Format.bytes(Double(file.utf8.count))
       baseline = baseline ?? variant
+      let warnings = analyze(policyFile: file).diagnostics.count
       do {
         let compiled = try compile(policyFile: file)
         guard compiled.policies.count == count else {
@@ -38,7 +39,9 @@ enum PolicyFileScenario {
       if let measurement {
         let each = measurement.nanosecondsPerOperation / Double(count)
         perPolicy.append((count, each))
-        benchmark.annotateLastRow("\(Format.time(nanoseconds: each)) per policy")
+        benchmark.annotateLastRow(
+          "\(Format.time(nanoseconds: each)) per policy"
+            + (warnings == 0 ? "" : "; the file has \(warnings) warnings"))
       }
     }
     guard let first = perPolicy.first, let last = perPolicy.last, last.count == 100_000,
@@ -52,7 +55,7 @@ enum PolicyFileScenario {
     let growth = last.nanoseconds / first.nanoseconds
     let total = largest.nanoseconds * Double(largest.count)
     let perPolicyText = perPolicy.map {
-      "\($0.count): \(Format.time(nanoseconds: $0.nanoseconds))"
+      "\(Format.integer($0.count)): \(Format.time(nanoseconds: $0.nanoseconds))"
     }.joined(separator: ", ")
     benchmark.addFinding(
       "100,000-policy file < 0.5 s, linear growth",

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyTesting
 
 /// The retry scenarios' baseline, "the cost of throwing": one run without retry logic.
 ///
@@ -16,11 +17,35 @@ func throwTwiceAndCatch(_ operation: FlakyOperation) async -> Int {
   return 0
 }
 
-/// Reports the cost per retry of a variant, beyond the throw-and-catch baseline: each run
-/// makes two retries.
+/// The cost per retry of a variant beyond the throw-and-catch baseline: each run makes two
+/// retries.
 func perRetryNanoseconds(_ variant: Measurement?, baseline: Measurement?) -> Double? {
   guard let variant, let baseline else { return nil }
   return (variant.nanosecondsPerOperation - baseline.nanosecondsPerOperation) / 2
+}
+
+/// Adds a finding on the cost per retry of `policy.run` beyond throwing, and a remark on the
+/// hand-written loop's.
+func reportPerRetry(
+  _ benchmark: Benchmark, scenario: String, target: String, limit: Double,
+  baseline: Measurement?, loop: Measurement?, run: Measurement?
+) {
+  if let perRetry = perRetryNanoseconds(loop, baseline: baseline) {
+    benchmark.addRemark(
+      "\(scenario): the hand-written loop costs \(Format.time(nanoseconds: perRetry)) "
+        + "per retry beyond throwing")
+  }
+  guard let perRetry = perRetryNanoseconds(run, baseline: baseline), let run else {
+    benchmark.addFinding(target, measured: "policy.run not measured", verdict: .notMeasured)
+    return
+  }
+  let allocations = run.allocationsPerOperation.map {
+    "; \(Format.count($0)) allocations per run (2 retries)"
+  }
+  benchmark.addFinding(
+    target,
+    measured: "\(Format.time(nanoseconds: perRetry)) per retry" + (allocations ?? ""),
+    holds: perRetry <= limit)
 }
 
 /// A call that fails twice, then succeeds, under `retry 2 immediately`.
@@ -44,15 +69,22 @@ enum ImmediateRetryScenario {
         blackHole(try await retryLoop(times: 2) { try await operation() })
       }
     }
-    if let perRetry = perRetryNanoseconds(loop, baseline: baseline) {
-      benchmark.addRemark(
-        "retry-immediate: the hand-written loop costs \(Format.time(nanoseconds: perRetry)) "
-          + "per retry beyond throwing")
+    var run: Measurement?
+    do {
+      let policy = try compile(policy: policyText)
+      run = await benchmark.measure(name, "policy.run '\(policyText)'") { iterations in
+        for _ in 0..<iterations {
+          operation.reset(failures: 2)
+          blackHole(try await policy.run { try await operation() })
+        }
+      }
+    } catch {
+      benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
     }
-    benchmark.skip(name, "policy.run (\(policyText))", because: "runtime not merged yet")
-    benchmark.addFinding(
-      "per retry under 'retry N immediately' ≤ 100 ns beyond throwing",
-      measured: "runtime not merged yet", verdict: .notMeasured)
+    reportPerRetry(
+      benchmark, scenario: name,
+      target: "per retry under 'retry N immediately' ≤ 100 ns beyond throwing", limit: 100,
+      baseline: baseline, loop: loop, run: run)
   }
 }
 
@@ -63,7 +95,7 @@ enum JitteredRetryScenario {
 
   static let scenario = Scenario(
     name: name,
-    summary: "fails twice under 'retry 2 backoff 1s jitter 10%' on an instant clock"
+    summary: "fails twice under 'retry 2 backoff 1s jitter 10%' on an immediate clock"
   ) { benchmark in
     let operation = FlakyOperation()
     let baseline = await benchmark.measure(name, "throw and catch ×2 (baseline)") { iterations in
@@ -71,27 +103,37 @@ enum JitteredRetryScenario {
         blackHole(await throwTwiceAndCatch(operation))
       }
     }
-    let clock = InstantClock()
-    var random = SplitMix64(seed: 7)
+    let loopClock = ImmediateClock()
+    var random = SeededRandomNumberGenerator(seed: 7)
     let loop = await benchmark.measure(
-      name, "hand-written loop, backoff + jitter, instant clock"
+      name, "hand-written loop, backoff + jitter, ImmediateClock"
     ) { iterations in
       for _ in 0..<iterations {
         operation.reset(failures: 2)
         blackHole(
           try await retryLoop(
-            times: 2, backoff: .seconds(1), jitter: 0.1, clock: clock, random: &random
+            times: 2, backoff: .seconds(1), jitter: 0.1, clock: loopClock, random: &random
           ) { try await operation() })
       }
     }
-    if let perRetry = perRetryNanoseconds(loop, baseline: baseline) {
-      benchmark.addRemark(
-        "retry-jitter: the hand-written loop costs \(Format.time(nanoseconds: perRetry)) "
-          + "per retry decision beyond throwing")
+    var run: Measurement?
+    do {
+      let policy = try compile(policy: policyText)
+      let environment = RetryEnvironment(
+        clock: ImmediateClock(), random: SeededRandomNumberGenerator(seed: 7))
+      run = await benchmark.measure(name, "policy.run '\(policyText)', ImmediateClock") {
+        iterations in
+        for _ in 0..<iterations {
+          operation.reset(failures: 2)
+          blackHole(try await policy.run(in: environment) { try await operation() })
+        }
+      }
+    } catch {
+      benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
     }
-    benchmark.skip(name, "policy.run (\(policyText))", because: "runtime not merged yet")
-    benchmark.addFinding(
-      "a retry decision with delay and jitter on an instant clock ≤ 200 ns",
-      measured: "runtime not merged yet", verdict: .notMeasured)
+    reportPerRetry(
+      benchmark, scenario: name,
+      target: "a retry decision with delay and jitter on an instant clock ≤ 200 ns", limit: 200,
+      baseline: baseline, loop: loop, run: run)
   }
 }

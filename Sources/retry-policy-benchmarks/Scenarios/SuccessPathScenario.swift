@@ -20,10 +20,32 @@ enum SuccessPathScenario {
         blackHole(try await retryLoop(times: 5) { try await fetchValue(index) })
       }
     }
-    _ = direct
-    benchmark.skip(name, "policy.run (\(policyText))", because: "runtime not merged yet")
+    let target = "success path: policy.run ≤ 1.5× direct call, 0 allocations"
+    let policy: CompiledPolicy
+    do {
+      policy = try compile(policy: policyText)
+    } catch {
+      benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
+      benchmark.addFinding(target, measured: "policy did not compile", verdict: .notMeasured)
+      return
+    }
+    let run = await benchmark.measure(name, "policy.run '\(policyText)'") { iterations in
+      for index in 0..<iterations {
+        blackHole(try await policy.run { try await fetchValue(index) })
+      }
+    }
+    guard let direct, let run else {
+      benchmark.addFinding(target, measured: "a variant failed", verdict: .notMeasured)
+      return
+    }
+    let ratio = run.nanosecondsPerOperation / direct.nanosecondsPerOperation
+    let allocations = run.allocationsPerOperation
     benchmark.addFinding(
-      "success path: policy.run ≤ 1.5× direct call, 0 allocations",
-      measured: "runtime not merged yet", verdict: .notMeasured)
+      target,
+      measured:
+        "\(Format.time(nanoseconds: run.nanosecondsPerOperation)) vs "
+        + "\(Format.time(nanoseconds: direct.nanosecondsPerOperation)): \(Format.ratio(ratio)); "
+        + "allocations \(allocations.map(Format.count) ?? "not counted")",
+      holds: ratio <= 1.5 && (allocations ?? 0) == 0)
   }
 }
