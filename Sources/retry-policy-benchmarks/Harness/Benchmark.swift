@@ -15,6 +15,20 @@ struct Measurement: Sendable {
   var iterations: Int
 }
 
+/// One way of doing a scenario's work: a name for the table and a body that performs the
+/// operation a given number of times.
+struct Variant {
+  var name: String
+  var note: String
+  var body: (Int) async throws -> Void
+
+  init(_ name: String, note: String = "", _ body: @escaping (Int) async throws -> Void) {
+    self.name = name
+    self.note = note
+    self.body = body
+  }
+}
+
 /// One line of the main table.
 struct ReportRow: Sendable {
   var scenario: String
@@ -58,8 +72,8 @@ final class Benchmark {
 
   /// Measures `body`, which performs the operation `iterations` times, and adds a row.
   ///
-  /// The first variant measured in a scenario is its baseline unless `baseline` names another
-  /// row of the scenario. Returns nil when the body throws (the row says so).
+  /// The first row of a scenario is its baseline unless `baseline` names another row of the
+  /// scenario. Returns nil when the body throws (the row says so).
   @discardableResult
   func measure(
     _ scenario: String,
@@ -68,26 +82,74 @@ final class Benchmark {
     note: String = "",
     _ body: (Int) async throws -> Void
   ) async -> Measurement? {
-    let measurement: Measurement
-    do {
-      measurement = try await run(body)
-    } catch {
+    await withoutActuallyEscaping(body) { body in
+      await compare(scenario, [Variant(variant, note: note, body)], against: baseline)[0]
+    }
+  }
+
+  /// Measures several variants of a scenario side by side and adds a row for each.
+  ///
+  /// Each variant is calibrated on its own; then the repetitions take turns (one of each
+  /// variant, then again), so that a slow spell of a shared machine affects every variant
+  /// alike, and the ratios stay meaningful. The first row of a scenario is its baseline unless
+  /// `baseline` names another. Returns the measurements in order, nil for a variant that
+  /// throws (its row says so).
+  @discardableResult
+  func compare(
+    _ scenario: String, _ variants: [Variant], against baseline: String? = nil
+  ) async -> [Measurement?] {
+    var iterations: [Int?] = []
+    var failures: [String?] = []
+    for variant in variants {
+      do {
+        iterations.append(try await calibrate(variant.body))
+        failures.append(nil)
+      } catch {
+        iterations.append(nil)
+        failures.append("error: \(error)")
+      }
+    }
+    var perOperation = [[Double]](repeating: [], count: variants.count)
+    var allocations = [[Double]](repeating: [], count: variants.count)
+    for _ in 0..<options.repetitions {
+      for (index, variant) in variants.enumerated() {
+        guard let count = iterations[index], failures[index] == nil else { continue }
+        do {
+          let (elapsed, allocated) = try await time(count, variant.body)
+          perOperation[index].append(elapsed / Double(count))
+          if let allocated { allocations[index].append(Double(allocated) / Double(count)) }
+        } catch {
+          failures[index] = "error: \(error)"
+        }
+      }
+    }
+    var measurements: [Measurement?] = []
+    for (index, variant) in variants.enumerated() {
+      guard let count = iterations[index], failures[index] == nil else {
+        skip(scenario, variant.name, because: failures[index] ?? "not measured")
+        measurements.append(nil)
+        continue
+      }
+      let sorted = perOperation[index].sorted()
+      let measurement = Measurement(
+        nanosecondsPerOperation: median(sorted),
+        fastest: sorted.first ?? 0,
+        slowest: sorted.last ?? 0,
+        allocationsPerOperation: allocations[index].min(),
+        iterations: count)
+      let baselineRow = rows.first { row in
+        row.scenario == scenario && (baseline.map { row.variant == $0 } ?? true)
+      }
+      let ratio = baselineRow?.measurement.map {
+        measurement.nanosecondsPerOperation / Swift.max($0.nanosecondsPerOperation, 1e-9)
+      }
       rows.append(
         ReportRow(
-          scenario: scenario, variant: variant, measurement: nil, ratio: nil,
-          note: shortened("error: \(error)")))
-      return nil
+          scenario: scenario, variant: variant.name, measurement: measurement, ratio: ratio,
+          note: variant.note))
+      measurements.append(measurement)
     }
-    let baselineRow = rows.first { row in
-      row.scenario == scenario && (baseline.map { row.variant == $0 } ?? true)
-    }
-    let ratio = baselineRow?.measurement.map {
-      measurement.nanosecondsPerOperation / Swift.max($0.nanosecondsPerOperation, 1e-9)
-    }
-    rows.append(
-      ReportRow(
-        scenario: scenario, variant: variant, measurement: measurement, ratio: ratio, note: note))
-    return measurement
+    return measurements
   }
 
   /// Adds a row that has no measurement: a variant that cannot run yet, and why.
@@ -124,35 +186,19 @@ final class Benchmark {
     remarks.append(remark)
   }
 
-  /// Calibrates the iterations so that a repetition lasts about the configured time, then
-  /// times the repetitions.
-  private func run(_ body: (Int) async throws -> Void) async throws -> Measurement {
+  /// Finds how many operations make a repetition of about the configured time; the runs
+  /// also warm caches and the allocator.
+  private func calibrate(_ body: (Int) async throws -> Void) async throws -> Int {
     let target = options.repetitionNanoseconds
-    // Calibration; it also warms caches and the allocator.
     var iterations = 1
     while true {
       let elapsed = try await time(iterations, body).nanoseconds
       if elapsed >= target / 2 || iterations >= 1 << 40 {
-        iterations = Swift.max(1, Int(Double(iterations) * target / Swift.max(elapsed, 1)))
-        break
+        return Swift.max(1, Int(Double(iterations) * target / Swift.max(elapsed, 1)))
       }
       let factor = elapsed <= 0 ? 10 : Swift.min(10, Swift.max(2, target / elapsed))
       iterations = Int(Double(iterations) * factor)
     }
-    var perOperation: [Double] = []
-    var allocations: [Double] = []
-    for _ in 0..<options.repetitions {
-      let (elapsed, allocated) = try await time(iterations, body)
-      perOperation.append(elapsed / Double(iterations))
-      if let allocated { allocations.append(Double(allocated) / Double(iterations)) }
-    }
-    perOperation.sort()
-    return Measurement(
-      nanosecondsPerOperation: median(perOperation),
-      fastest: perOperation.first ?? 0,
-      slowest: perOperation.last ?? 0,
-      allocationsPerOperation: allocations.min(),
-      iterations: iterations)
   }
 
   /// Times one repetition: nanoseconds, and allocations when the counter is loaded.

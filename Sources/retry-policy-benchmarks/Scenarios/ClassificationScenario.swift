@@ -19,37 +19,40 @@ enum ClassificationScenario {
   ) { benchmark in
     let enumError: any Error = BenchmarkError.serverError(code: 503)
     let structError: any Error = HTTPStatusError(status: 503)
-    await benchmark.measure(name, "hand-written `if case .serverError` (baseline)") {
-      iterations in
-      for _ in 0..<iterations {
-        let error = opaque(enumError)
-        if case BenchmarkError.serverError = error {
-          blackHole(true)
-        } else {
-          blackHole(false)
-        }
-      }
-    }
     let predicates: [String: @Sendable (any Error) -> Bool] = [
       "transient": { ($0 as? HTTPStatusError).map { $0.status >= 500 } ?? false }
     ]
-    await benchmark.measure(name, "registered predicate 'transient'") { iterations in
-      for _ in 0..<iterations {
-        let classification = ErrorClassification(opaque(structError), predicates: predicates)
-        blackHole(classification.matches("transient"))
-      }
-    }
-    await benchmark.measure(name, "type name 'HTTPStatusError'") { iterations in
-      for _ in 0..<iterations {
-        let classification = ErrorClassification(opaque(structError))
-        blackHole(classification.matches("HTTPStatusError"))
-      }
-    }
-    await benchmark.measure(name, "enum case name 'serverError'") { iterations in
-      for _ in 0..<iterations {
-        let classification = ErrorClassification(opaque(enumError))
-        blackHole(classification.matches("serverError"))
-      }
-    }
+    await benchmark.compare(
+      name,
+      [
+        Variant("hand-written `if case .serverError` (baseline)") { iterations in
+          for _ in 0..<iterations {
+            let error = opaque(enumError)
+            if case BenchmarkError.serverError = error {
+              blackHole(true)
+            } else {
+              blackHole(false)
+            }
+          }
+        },
+        Variant("registered predicate 'transient'") { iterations in
+          for _ in 0..<iterations {
+            let classification = ErrorClassification(opaque(structError), predicates: predicates)
+            blackHole(classification.matches("transient"))
+          }
+        },
+        Variant("type name 'HTTPStatusError'") { iterations in
+          for _ in 0..<iterations {
+            let classification = ErrorClassification(opaque(structError))
+            blackHole(classification.matches("HTTPStatusError"))
+          }
+        },
+        Variant("enum case name 'serverError'") { iterations in
+          for _ in 0..<iterations {
+            let classification = ErrorClassification(opaque(enumError))
+            blackHole(classification.matches("serverError"))
+          }
+        },
+      ])
   }
 }

@@ -58,33 +58,36 @@ enum ImmediateRetryScenario {
     summary: "fails twice then succeeds under 'retry 2 immediately': the cost of a retry"
   ) { benchmark in
     let operation = FlakyOperation()
-    let baseline = await benchmark.measure(name, "throw and catch ×2 (baseline)") { iterations in
-      for _ in 0..<iterations {
-        blackHole(await throwTwiceAndCatch(operation))
-      }
-    }
-    let loop = await benchmark.measure(name, "hand-written retryLoop(times: 2)") { iterations in
-      for _ in 0..<iterations {
-        operation.reset(failures: 2)
-        blackHole(try await retryLoop(times: 2) { try await operation() })
-      }
-    }
-    var run: Measurement?
-    do {
-      let policy = try compile(policy: policyText)
-      run = await benchmark.measure(name, "policy.run '\(policyText)'") { iterations in
+    var variants = [
+      Variant("throw and catch ×2 (baseline)") { iterations in
+        for _ in 0..<iterations {
+          blackHole(await throwTwiceAndCatch(operation))
+        }
+      },
+      Variant("hand-written retryLoop(times: 2)") { iterations in
         for _ in 0..<iterations {
           operation.reset(failures: 2)
-          blackHole(try await policy.run { try await operation() })
+          blackHole(try await retryLoop(times: 2) { try await operation() })
         }
-      }
+      },
+    ]
+    do {
+      let policy = try compile(policy: policyText)
+      variants.append(
+        Variant("policy.run '\(policyText)'") { iterations in
+          for _ in 0..<iterations {
+            operation.reset(failures: 2)
+            blackHole(try await policy.run { try await operation() })
+          }
+        })
     } catch {
       benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
     }
+    let measurements = await benchmark.compare(name, variants) + [nil]
     reportPerRetry(
       benchmark, scenario: name,
       target: "per retry under 'retry N immediately' ≤ 100 ns beyond throwing", limit: 100,
-      baseline: baseline, loop: loop, run: run)
+      baseline: measurements[0], loop: measurements[1], run: measurements[2])
   }
 }
 
@@ -98,42 +101,42 @@ enum JitteredRetryScenario {
     summary: "fails twice under 'retry 2 backoff 1s jitter 10%' on an immediate clock"
   ) { benchmark in
     let operation = FlakyOperation()
-    let baseline = await benchmark.measure(name, "throw and catch ×2 (baseline)") { iterations in
-      for _ in 0..<iterations {
-        blackHole(await throwTwiceAndCatch(operation))
-      }
-    }
     let loopClock = ImmediateClock()
     var random = SeededRandomNumberGenerator(seed: 7)
-    let loop = await benchmark.measure(
-      name, "hand-written loop, backoff + jitter, ImmediateClock"
-    ) { iterations in
-      for _ in 0..<iterations {
-        operation.reset(failures: 2)
-        blackHole(
-          try await retryLoop(
-            times: 2, backoff: .seconds(1), jitter: 0.1, clock: loopClock, random: &random
-          ) { try await operation() })
-      }
-    }
-    var run: Measurement?
+    var variants = [
+      Variant("throw and catch ×2 (baseline)") { iterations in
+        for _ in 0..<iterations {
+          blackHole(await throwTwiceAndCatch(operation))
+        }
+      },
+      Variant("hand-written loop, backoff + jitter, ImmediateClock") { iterations in
+        for _ in 0..<iterations {
+          operation.reset(failures: 2)
+          blackHole(
+            try await retryLoop(
+              times: 2, backoff: .seconds(1), jitter: 0.1, clock: loopClock, random: &random
+            ) { try await operation() })
+        }
+      },
+    ]
     do {
       let policy = try compile(policy: policyText)
       let environment = RetryEnvironment(
         clock: ImmediateClock(), random: SeededRandomNumberGenerator(seed: 7))
-      run = await benchmark.measure(name, "policy.run '\(policyText)', ImmediateClock") {
-        iterations in
-        for _ in 0..<iterations {
-          operation.reset(failures: 2)
-          blackHole(try await policy.run(in: environment) { try await operation() })
-        }
-      }
+      variants.append(
+        Variant("policy.run '\(policyText)', ImmediateClock") { iterations in
+          for _ in 0..<iterations {
+            operation.reset(failures: 2)
+            blackHole(try await policy.run(in: environment) { try await operation() })
+          }
+        })
     } catch {
       benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
     }
+    let measurements = await benchmark.compare(name, variants) + [nil]
     reportPerRetry(
       benchmark, scenario: name,
       target: "a retry decision with delay and jitter on an instant clock ≤ 200 ns", limit: 200,
-      baseline: baseline, loop: loop, run: run)
+      baseline: measurements[0], loop: measurements[1], run: measurements[2])
   }
 }
