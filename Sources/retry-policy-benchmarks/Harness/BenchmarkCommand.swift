@@ -86,7 +86,7 @@ enum BenchmarkCommand {
         row.ratio.map(Format.ratio) ?? "", row.note,
       ])
     }
-    var sections = [table.render()]
+    var sections = benchmark.rows.isEmpty ? [] : [table.render()]
     for (title, extra) in benchmark.extraTables {
       sections.append("\(title)\n\n\(extra.render())")
     }
