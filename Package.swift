@@ -23,7 +23,8 @@ let package = Package(
     ),
     .testTarget(
       name: "RetryPolicyCLITests",
-      dependencies: ["RetryPolicyCLI", "RetryPolicy", "retry-policy"]
+      dependencies: ["RetryPolicyCLI", "RetryPolicy", "retry-policy"],
+      exclude: ["Golden"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,5 +1,218 @@
-/// The `retry-policy` command: placeholder until the CLI lands.
+import Foundation
+import RetryPolicy
+
+/// The `retry-policy` command: `check`, `explain`, `fmt`, `simulate` and `repl`.
+///
+/// The executable calls ``main()``; tests and tools call `run(arguments:standardInput:…)`,
+/// which runs the same code in-process and returns the status and the captured output.
 public enum CommandLineTool {
+  /// The tool's version, as `--version` prints it.
+  package static let version = "0.1.0"
+
   /// Runs the command with the process's arguments and exits with its status.
-  public static func main() async {}
+  public static func main() async {
+    let environment = ProcessInfo.processInfo.environment
+    let output = Output(
+      destination: .standardStreams,
+      outputUsesColor: Output.usesColor(
+        isTerminal: Output.isTerminal(STDOUT_FILENO), environment: environment),
+      errorUsesColor: Output.usesColor(
+        isTerminal: Output.isTerminal(STDERR_FILENO), environment: environment))
+    let context = CommandContext(output: output, environment: environment) {
+      FileHandle.standardInput.readDataToEndOfFile()
+    }
+    let status = await run(Array(CommandLine.arguments.dropFirst()), context: context)
+    exit(status)
+  }
+
+  /// Runs the command in-process with the given arguments (without the program name) and
+  /// standard input, and returns its exit status and everything it wrote.
+  ///
+  ///     let result = await CommandLineTool.run(arguments: ["explain", "--json", "retry 3"])
+  ///     // result.status == 0, result.standardOutput is the JSON
+  ///
+  /// - Parameters:
+  ///   - arguments: the command line after `retry-policy`.
+  ///   - standardInput: what `-` reads.
+  ///   - environment: the environment variables (`NO_COLOR`).
+  ///   - isTerminal: whether to behave as if standard output and error were terminals
+  ///     (colors, unless `NO_COLOR` is set).
+  package static func run(
+    arguments: [String],
+    standardInput: Data = Data(),
+    environment: [String: String] = [:],
+    isTerminal: Bool = false
+  ) async -> CommandResult {
+    let usesColor = Output.usesColor(isTerminal: isTerminal, environment: environment)
+    let output = Output(
+      destination: .capture, outputUsesColor: usesColor, errorUsesColor: usesColor)
+    let context = CommandContext(output: output, environment: environment) { standardInput }
+    let status = await run(arguments, context: context)
+    return CommandResult(
+      status: status, standardOutput: output.capturedOutput,
+      standardError: output.capturedError)
+  }
+
+  /// Runs the command in-process with text as standard input.
+  package static func run(
+    arguments: [String], input: String, environment: [String: String] = [:]
+  ) async -> CommandResult {
+    await run(arguments: arguments, standardInput: Data(input.utf8), environment: environment)
+  }
+
+  /// The subcommands, in the order help lists them.
+  static let subcommands: [any Subcommand.Type] = [
+    CheckCommand.self, ExplainCommand.self, FormatCommand.self, SimulateCommand.self,
+  ]
+
+  /// The tool's own help page.
+  static let spec = CommandSpec(
+    name: "",
+    abstract: "check, explain, format and simulate retry policies",
+    usage: ["<subcommand> [options] [arguments]", "--help", "--version"],
+    discussion: """
+      A retry policy is one line such as
+
+        retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s
+
+      or a named block of them in a policy file (extension .retry). See
+      'retry-policy help <subcommand>' for each subcommand.
+      """,
+    options: [.flag("version", help: "Print the version and exit.")],
+    minimumArguments: 0, maximumArguments: nil, argumentName: "subcommand",
+    examples: [
+      ("retry-policy check policies/", "Check every .retry file below policies/."),
+      (
+        "retry-policy explain 'retry 5 on serverError backoff 1s x1.5 jitter 10%'",
+        "Show the compiled policy and its table of delays."
+      ),
+      ("retry-policy fmt --check policies/", "List the files that are not in canonical form."),
+      (
+        "retry-policy simulate 'retry 3 backoff 1s' --outcomes serverError*2,ok",
+        "Run the policy on virtual time against scripted failures."
+      ),
+      ("retry-policy repl", "Try policies interactively."),
+    ],
+    exitStatuses: [
+      (0, "success"), (1, "the input has errors"), (2, "usage error or unreadable file"),
+    ])
+
+  /// The `repl` entry in help; the REPL parses its own arguments.
+  static let replSpec = CommandSpec(
+    name: "repl", abstract: "try policies interactively", usage: ["repl"], discussion: "",
+    options: [], minimumArguments: 0, maximumArguments: nil, argumentName: "",
+    examples: [], exitStatuses: [])
+
+  private static var listedSpecs: [CommandSpec] {
+    subcommands.map { $0.spec } + [replSpec]
+  }
+
+  /// Dispatches to a subcommand.
+  static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
+    let output = context.output
+    guard let first = arguments.first else {
+      output.writeError(shortUsage)
+      return ExitStatus.usage
+    }
+    let rest = Array(arguments.dropFirst())
+    switch first {
+    case "--help", "-h":
+      output.write(HelpRendering.help(for: spec, subcommands: listedSpecs))
+      return ExitStatus.success
+    case "--version":
+      output.write("retry-policy \(version)\n")
+      return ExitStatus.success
+    case "help":
+      return await help(rest, context: context)
+    case "repl":
+      return await ReplCommand.run(arguments: rest)
+    default:
+      break
+    }
+    if let command = subcommands.first(where: { $0.spec.name == first }) {
+      return await run(command, arguments: rest, context: context)
+    }
+    if first.hasPrefix("-") && first != "-" {
+      let suggestion = ArgumentParser.suggestion(for: first, in: spec.allOptions)
+      output.usageError(.unknownOption(first, suggestion: suggestion), command: "retry-policy")
+      return ExitStatus.usage
+    }
+    let names = listedSpecs.map(\.name) + ["help"]
+    output.usageError(
+      .unknownSubcommand(first, suggestion: Suggestion.nearest(to: first, in: names)),
+      command: "retry-policy")
+    return ExitStatus.usage
+  }
+
+  private static func run(
+    _ command: any Subcommand.Type, arguments: [String], context: CommandContext
+  ) async -> Int32 {
+    let spec = command.spec
+    let parsed: ParsedArguments
+    do {
+      parsed = try ArgumentParser.parse(arguments, for: spec)
+    } catch {
+      context.output.usageError(error, command: spec.fullName)
+      return ExitStatus.usage
+    }
+    if parsed.wantsHelp {
+      context.output.write(HelpRendering.help(for: spec))
+      return ExitStatus.success
+    }
+    return await command.run(parsed, context: context)
+  }
+
+  /// `retry-policy help [SUBCOMMAND]`; `help repl` is `repl --help`, which the REPL prints.
+  private static func help(_ arguments: [String], context: CommandContext) async -> Int32 {
+    let output = context.output
+    guard let name = arguments.first else {
+      output.write(HelpRendering.help(for: spec, subcommands: listedSpecs))
+      return ExitStatus.success
+    }
+    if arguments.count > 1 {
+      output.usageError(.unexpectedArgument(arguments[1]), command: "retry-policy help")
+      return ExitStatus.usage
+    }
+    if name == replSpec.name {
+      return await ReplCommand.run(arguments: ["--help"])
+    }
+    if let command = listedSpecs.first(where: { $0.name == name }) {
+      output.write(HelpRendering.help(for: command))
+      return ExitStatus.success
+    }
+    let suggestion = Suggestion.nearest(to: name, in: listedSpecs.map(\.name))
+    output.usageError(
+      .unknownSubcommand(name, suggestion: suggestion), command: "retry-policy")
+    return ExitStatus.usage
+  }
+
+  /// What `retry-policy` alone prints on standard error.
+  static var shortUsage: String {
+    var text = "usage: retry-policy <subcommand> [options] [arguments]\n\nsubcommands:\n"
+    let width = listedSpecs.map(\.name.count).max() ?? 0
+    for command in listedSpecs {
+      let padding = String(repeating: " ", count: width - command.name.count)
+      text += "  \(command.name)\(padding)  \(command.abstract)\n"
+    }
+    text += "\nSee 'retry-policy --help' for more.\n"
+    return text
+  }
+}
+
+/// A subcommand: its help and its work.
+protocol Subcommand: Sendable {
+  /// The options, arguments and help of the subcommand.
+  static var spec: CommandSpec { get }
+  /// Runs the subcommand with parsed arguments; returns the exit status.
+  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32
+}
+
+/// The outcome of an in-process run: the exit status and what was written.
+package struct CommandResult: Sendable, Equatable {
+  /// The exit status: 0 success, 1 errors in the input, 2 usage error or unreadable file.
+  package var status: Int32
+  /// Everything written to standard output.
+  package var standardOutput: String
+  /// Everything written to standard error.
+  package var standardError: String
 }

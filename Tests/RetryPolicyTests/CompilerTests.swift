@@ -390,7 +390,7 @@ struct CompileTextTests {
   func mistakeSamples() throws {
     let directory = Self.packageRoot.appendingPathComponent("Samples/mistakes")
     let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-      .filter { $0.hasSuffix(".retry") }.sorted()
+      .filter { $0.hasSuffix(".retry.bad") }.sorted()
     for name in names {
       let source = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
       let found = analyze(policyFile: source).diagnostics

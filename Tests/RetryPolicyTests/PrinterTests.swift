@@ -93,7 +93,50 @@ struct PrinterTests {
   @Test("an empty file prints as empty text, a file of comments as its comments")
   func emptyFile() {
     #expect(CanonicalPrinter.print(Parser.parseFile("\n\n").0) == "")
-    #expect(CanonicalPrinter.print(Parser.parseFile("# a\n\n# b").0) == "# a\n# b\n")
+    #expect(CanonicalPrinter.print(Parser.parseFile("# a\n\n\n# b").0) == "# a\n\n# b\n")
+  }
+
+  @Test("paragraphs of comments keep one blank line between them, and before what follows")
+  func commentParagraphs() {
+    let source = """
+      # header
+      #   more header
+
+
+      # about p
+      policy p {
+          # first rule
+
+          retry 1 on a
+
+          # trailing paragraph
+
+      }
+
+      # about q
+
+      policy q = retry 2
+      """
+    let expected = """
+      # header
+      #   more header
+
+      # about p
+      policy p {
+          # first rule
+
+          retry 1 on a
+          # trailing paragraph
+      }
+
+      # about q
+
+      policy q = retry 2
+
+      """
+    let printed = CanonicalPrinter.print(Parser.parseFile(source).0)
+    #expect(printed == expected)
+    #expect(CanonicalPrinter.print(Parser.parseFile(printed).0) == printed)
   }
 
   @Test("numbers lose leading zeros and trailing fraction zeros, units stay as written")

@@ -34,18 +34,18 @@ struct SampleSyntaxTests {
   @Test(
     "the syntax mistakes of the mistake samples are found on their lines",
     arguments: [
-      ("counts.retry", ["unexpected-character@16:24"]),
-      ("delays.retry", []),
+      ("counts.retry.bad", ["unexpected-character@16:24"]),
+      ("delays.retry.bad", []),
       (
-        "keywords.retry",
+        "keywords.retry.bad",
         [
           "unknown-clause@10:28", "unknown-clause@11:34", "unknown-clause@16:5",
           "expected-retry-after@17:50",
         ]
       ),
-      ("limits.retry", ["number-too-large@16:23"]),
-      ("policies.retry", ["unterminated-block@24:1"]),
-      ("units.retry", ["unknown-unit@11:35", "missing-unit@12:33"]),
+      ("limits.retry.bad", ["number-too-large@16:23"]),
+      ("policies.retry.bad", ["unterminated-block@24:1"]),
+      ("units.retry.bad", ["unknown-unit@11:35", "missing-unit@12:33"]),
     ])
   func mistakeSample(name: String, expected: [String]) throws {
     let (_, diagnostics) = Parser.parseFile(try sampleText("mistakes/" + name))

@@ -1,10 +1,10 @@
 /// Finds the nearest of some candidate words, for "did you mean" suggestions.
-enum Suggestion {
+package enum Suggestion {
   /// The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
   ///
   /// Near enough means at most one edit for words of up to four characters and at most a
   /// third of the word's length otherwise. Ties go to the earlier candidate.
-  static func nearest<S: Sequence<String>>(to word: String, in candidates: S) -> String? {
+  package static func nearest<S: Sequence<String>>(to word: String, in candidates: S) -> String? {
     let source = Array(word.lowercased().unicodeScalars)
     let limit = source.count <= 4 ? 1 : max(2, source.count / 3)
     var best: (word: String, distance: Int)?
@@ -46,7 +46,7 @@ enum Suggestion {
   }
 
   /// `; did you mean 'x'?` when a suggestion exists, else the empty string.
-  static func didYouMean(_ suggestion: String?) -> String {
+  package static func didYouMean(_ suggestion: String?) -> String {
     suggestion.map { "; did you mean '\($0)'?" } ?? ""
   }
 }

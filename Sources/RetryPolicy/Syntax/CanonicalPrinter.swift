@@ -30,11 +30,11 @@ package enum CanonicalPrinter {
       output.append(
         "policy \(name) {" + comments.trailing(through: policy.range.start.line))
       for line in policy.body.lines {
-        output += comments.ownLine(before: line.range.start.line).map { indentation + $0 }
+        output += comments.ownLine(before: line.range.start.line).map(indented)
         output.append(
           indentation + print(line) + comments.trailing(through: line.range.end.line))
       }
-      output += comments.ownLine(before: policy.range.end.line).map { indentation + $0 }
+      output += comments.ownLine(before: policy.range.end.line, gapAfter: false).map(indented)
       output.append("}" + comments.trailing(through: policy.range.end.line))
     }
     let rest = comments.remaining()
@@ -43,6 +43,11 @@ package enum CanonicalPrinter {
       output += rest
     }
     return output.isEmpty ? "" : output.joined(separator: "\n") + "\n"
+  }
+
+  /// A line of a block, indented; a blank line stays empty.
+  private static func indented(_ text: String) -> String {
+    text.isEmpty ? "" : indentation + text
   }
 
   /// One policy's text in canonical form, comments kept, one line a rule, no final line end.
@@ -134,12 +139,21 @@ private struct CommentCursor {
   }
 
   /// The comments that start on a line before `line`, each on a line of its own.
-  mutating func ownLine(before line: Int) -> [String] {
+  ///
+  /// A blank line in the text between two of these comments, or between the last of them and
+  /// `line`, stays as one blank line (`""`), so paragraphs of comments keep their shape. With
+  /// `gapAfter` false, no blank line is kept after the last comment (before a closing brace).
+  mutating func ownLine(before line: Int, gapAfter: Bool = true) -> [String] {
     var result: [String] = []
+    var previousLine: Int?
     while index < comments.count, comments[index].range.start.line < line {
+      let commentLine = comments[index].range.start.line
+      if let previousLine, commentLine - previousLine > 1 { result.append("") }
       result.append(Self.trimmed(comments[index].text))
+      previousLine = commentLine
       index += 1
     }
+    if gapAfter, let previousLine, line != Int.max, line - previousLine > 1 { result.append("") }
     return result
   }
 

@@ -1,0 +1,195 @@
+import Foundation
+import RetryPolicy
+
+/// `retry-policy check FILE…`: parses and compiles policy files and reports every
+/// diagnostic.
+///
+/// Text output (standard output), one block per diagnostic, in the compiler's form:
+///
+///     payments.retry:3:14: error: unknown unit 'd'; did you mean 's'?
+///         retry 5 delay 2d
+///                        ^
+///
+/// A one-line summary goes to standard error, so standard output holds only diagnostics.
+/// `--format json` prints one JSON object instead (see ``jsonReport(_:unreadable:)``).
+enum CheckCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "check",
+    abstract: "parse and compile policy files and report every diagnostic",
+    usage: ["check [--format text|json] <file-or-folder>…", "check -"],
+    discussion: """
+      Each diagnostic is printed as FILE:LINE:COL: error: MESSAGE (or warning:, note:),
+      followed by the source line and a marker under the column. A folder stands for every
+      .retry file below it, recursively, in sorted order (hidden files and folders are
+      skipped). '-' reads one policy file from standard input, named <stdin>.
+
+      With '--format json' standard output is one JSON object for editors and CI:
+      {"files": [...], "diagnostics": [{"file", "line", "column", "endLine", "endColumn",
+      "severity", "id", "message", "notes": [...]}], "errors": N, "warnings": N,
+      "unreadable": [{"file", "message"}]}.
+
+      A summary line goes to standard error in the text format.
+
+      '--classes' and '--hooks' check names against the host's vocabulary, as the library
+      does when the host hands one to the compiler: a name outside it is an error with a
+      "did you mean" suggestion ('any' and 'timeout' are always known).
+      """,
+    options: [
+      .option(
+        "format", value: "FORMAT", allowed: ["text", "json"],
+        help: "Print diagnostics as text (default) or as JSON."),
+      .flag("json", help: "The same as --format json."),
+      .option(
+        "classes", value: "LIST",
+        help: "The error classes the host knows (comma-separated); others are errors."),
+      .option(
+        "hooks", value: "LIST",
+        help: "The hooks the host registers (comma-separated); others are errors."),
+    ],
+    minimumArguments: 1, maximumArguments: nil, argumentName: "file or folder to check",
+    examples: [
+      ("retry-policy check payments.retry", "Check one file."),
+      ("retry-policy check policies/", "Check every .retry file below policies/."),
+      ("retry-policy check --format json policies/ > report.json", "A report for CI."),
+      ("cat payments.retry | retry-policy check -", "Check standard input."),
+      (
+        "retry-policy check --classes serverError,URLError --hooks refreshToken app.retry",
+        "Also report names the app does not register."
+      ),
+    ],
+    exitStatuses: [
+      (0, "no errors (warnings allowed)"), (1, "errors found"),
+      (2, "usage error or unreadable file"),
+    ])
+
+  /// The diagnostics of one checked file.
+  struct FileReport {
+    /// The file's path as shown (or `<stdin>`).
+    var name: String
+    /// Its text.
+    var source: String
+    /// Every diagnostic.
+    var diagnostics: [Diagnostic]
+  }
+
+  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let isJSON = arguments.value("format") == "json" || arguments.has("json")
+    let (files, missing, empty) = PolicyInput.expand(arguments.arguments)
+    var unreadable = missing
+    var reports: [FileReport] = []
+    for path in files {
+      let name: String
+      let source: String
+      if path == "-" {
+        name = PolicyInput.standardInputName
+        source = context.standardInputText()
+      } else {
+        switch PolicyInput.readFile(path) {
+        case .success(let text):
+          name = path
+          source = text
+        case .failure(let error):
+          unreadable.append(error)
+          continue
+        }
+      }
+      let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
+      reports.append(FileReport(name: name, source: source, diagnostics: analysis.diagnostics))
+    }
+    for error in unreadable.sorted(by: { $0.path < $1.path }) {
+      output.error(error.message)
+    }
+    for folder in empty {
+      output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
+    }
+    if isJSON {
+      output.write(JSONWriter().write(jsonReport(reports, unreadable: unreadable)) + "\n")
+    } else {
+      for report in reports where !report.diagnostics.isEmpty {
+        let renderer = DiagnosticRenderer(
+          source: report.source, sourceName: report.name, usesColor: output.outputUsesColor)
+        output.write(renderer.render(report.diagnostics))
+      }
+      output.writeError(summary(reports, unreadable: unreadable.count))
+    }
+    if !unreadable.isEmpty { return ExitStatus.usage }
+    let hasErrors = reports.contains { report in
+      report.diagnostics.contains { $0.severity == .error }
+    }
+    return hasErrors ? ExitStatus.failure : ExitStatus.success
+  }
+
+  /// The vocabulary of `--classes` and `--hooks`; open where not given.
+  static func vocabulary(_ arguments: ParsedArguments) -> Vocabulary {
+    func names(_ option: String) -> Set<String>? {
+      arguments.value(option).map { list in
+        Set(
+          list.split(separator: ",").map { $0.filter { $0 != " " } }.filter { !$0.isEmpty })
+      }
+    }
+    return Vocabulary(errorClasses: names("classes"), hooks: names("hooks"))
+  }
+
+  /// `checked 3 files: 2 errors, 1 warning`.
+  static func summary(_ reports: [FileReport], unreadable: Int) -> String {
+    let all = reports.flatMap(\.diagnostics)
+    let errors = all.count { $0.severity == .error }
+    let warnings = all.count { $0.severity == .warning }
+    var text = "checked \(counted(reports.count, "file"))"
+    if errors == 0, warnings == 0 {
+      text += ": no problems"
+    } else {
+      var parts: [String] = []
+      if errors > 0 { parts.append(counted(errors, "error")) }
+      if warnings > 0 { parts.append(counted(warnings, "warning")) }
+      text += ": " + parts.joined(separator: ", ")
+    }
+    if unreadable > 0 { text += "; \(counted(unreadable, "file")) could not be read" }
+    return text + "\n"
+  }
+
+  private static func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+  }
+
+  /// The `--format json` object: the files checked, every diagnostic with its file, the
+  /// counts, and the paths that could not be read.
+  static func jsonReport(_ reports: [FileReport], unreadable: [PolicyInput.ReadError]) -> JSONValue
+  {
+    let diagnostics = reports.flatMap { report in
+      report.diagnostics.map { jsonValue($0, file: report.name) }
+    }
+    let all = reports.flatMap(\.diagnostics)
+    return .object([
+      JSONMember("files", .array(reports.map { .string($0.name) })),
+      JSONMember("diagnostics", .array(diagnostics)),
+      JSONMember("errors", .int(all.count { $0.severity == .error })),
+      JSONMember("warnings", .int(all.count { $0.severity == .warning })),
+      JSONMember(
+        "unreadable",
+        .array(
+          unreadable.map { error in
+            .object([
+              JSONMember("file", .string(error.path)),
+              JSONMember("message", .string(error.message)),
+            ])
+          })),
+    ])
+  }
+
+  /// One diagnostic as JSON; notes nest, each with its own place.
+  static func jsonValue(_ diagnostic: Diagnostic, file: String) -> JSONValue {
+    .object([
+      JSONMember("file", .string(file)),
+      JSONMember("line", .int(diagnostic.line)),
+      JSONMember("column", .int(diagnostic.column)),
+      JSONMember("endLine", .int(diagnostic.range.end.line)),
+      JSONMember("endColumn", .int(diagnostic.range.end.column)),
+      JSONMember("severity", .string(diagnostic.severity.rawValue)),
+      JSONMember("id", .string(diagnostic.id.rawValue)),
+      JSONMember("message", .string(diagnostic.message)),
+      JSONMember("notes", .array(diagnostic.notes.map { jsonValue($0, file: file) })),
+    ])
+  }
+}

@@ -1,0 +1,443 @@
+import RetryPolicy
+
+/// Renders a compiled policy for `explain`: as text for people and as the contract's JSON.
+///
+/// Everything here is a pure function of a ``CompiledPolicy``, so the REPL and the tests
+/// can render hand-built policies:
+///
+///     let policy = CompiledPolicy(rules: [
+///       RetryRule(behavior: .exponential(maxCount: 5, initial: .seconds(1), multiplier: 1.5),
+///                 errorClasses: ["serverError"], jitter: .proportional(fraction: 0.1))
+///     ])
+///     print(ExplainRendering.text(policy))
+///     print(ExplainRendering.json(policy))
+package enum ExplainRendering {
+  /// The most schedule rows `explain --json` lists for `retry forever` (the contract's 100).
+  package static let foreverScheduleLimit = 100
+  /// The most schedule rows `explain --json` lists for a finite count.
+  package static let finiteScheduleLimit = 10_000
+  /// The text table shows every row up to this many; beyond, the first rows and the last.
+  package static let textRowLimit = 25
+  /// The rows the text table shows before `…` when it is cut.
+  package static let textLeadingRows = 20
+
+  // MARK: - Policy text
+
+  /// The policy written back in the language from its compiled form: one line per rule,
+  /// then a line of policy-wide clauses if there are any.
+  ///
+  /// Every delay clause is explicit (`immediately`, `backoff 1s x2`), so the line says
+  /// exactly what the compiled rule does.
+  package static func policyLines(_ policy: CompiledPolicy) -> [String] {
+    var lines = policy.rules.map(ruleText)
+    let wide = policyWideClauses(policy)
+    if !wide.isEmpty {
+      if lines.count == 1 {
+        lines[0] += " " + wide.joined(separator: " ")
+      } else {
+        lines.append(contentsOf: wide)
+      }
+    }
+    return lines
+  }
+
+  /// One rule written back in the language: `retry 5 on serverError backoff 1s x1.5 jitter 10%`.
+  package static func ruleText(_ rule: RetryRule) -> String {
+    var parts: [String] = []
+    parts.append("retry " + (rule.behavior.maxCount.map(String.init) ?? "forever"))
+    if !rule.errorClasses.isEmpty {
+      parts.append("on " + rule.errorClasses.joined(separator: ", "))
+    }
+    if !rule.excludedClasses.isEmpty {
+      parts.append("except " + rule.excludedClasses.joined(separator: ", "))
+    }
+    switch rule.behavior {
+    case .immediate:
+      parts.append("immediately")
+    case .delayed(_, let delay):
+      parts.append("delay " + delay.policyText)
+    case .exponential(_, let initial, let multiplier):
+      parts.append("backoff \(initial.policyText) x\(NumberText.decimal(multiplier))")
+    case .linear(_, let initial, let increment):
+      parts.append("backoff \(initial.policyText) +\(increment.policyText)")
+    case .customTimerDelayed(_, let delays):
+      parts.append("delays " + delays.map(\.policyText).joined(separator: ", "))
+    }
+    if let jitter = rule.jitter {
+      parts.append("jitter " + jitterText(jitter))
+    }
+    if let cap = rule.maxDelay {
+      parts.append("max " + cap.policyText)
+    }
+    if let hook = rule.hook {
+      parts.append("after " + hook)
+    }
+    if rule.honorsRetryAfter {
+      parts.append("honoring retry-after")
+    }
+    return parts.joined(separator: " ")
+  }
+
+  private static func policyWideClauses(_ policy: CompiledPolicy) -> [String] {
+    var clauses: [String] = []
+    if let deadline = policy.deadline { clauses.append("within " + deadline.policyText) }
+    if let timeout = policy.attemptTimeout { clauses.append("timeout " + timeout.policyText) }
+    if let ratio = policy.budgetRatio { clauses.append("budget " + percentText(ratio)) }
+    return clauses
+  }
+
+  private static func jitterText(_ jitter: Jitter) -> String {
+    switch jitter {
+    case .proportional(let fraction): percentText(fraction)
+    case .full: "full"
+    case .equal: "equal"
+    case .decorrelated: "decorrelated"
+    }
+  }
+
+  /// A fraction as a percentage: `0.1` → `10%`.
+  package static func percentText(_ fraction: Double) -> String {
+    NumberText.decimal(fraction * 100) + "%"
+  }
+
+  /// The compiled behavior as Swift-like text:
+  /// `exponential(maxCount: 5, initial: 1s, multiplier: 1.5)`.
+  package static func behaviorDescription(_ behavior: RepeatBehavior) -> String {
+    let count = "maxCount: " + (behavior.maxCount.map(String.init) ?? "nil")
+    switch behavior {
+    case .immediate:
+      return "immediate(\(count))"
+    case .delayed(_, let delay):
+      return "delayed(\(count), delay: \(delay.policyText))"
+    case .exponential(_, let initial, let multiplier):
+      return
+        "exponential(\(count), initial: \(initial.policyText), multiplier: \(NumberText.decimal(multiplier)))"
+    case .linear(_, let initial, let increment):
+      return "linear(\(count), initial: \(initial.policyText), increment: \(increment.policyText))"
+    case .customTimerDelayed(_, let delays):
+      let list = delays.map(\.policyText).joined(separator: ", ")
+      return "customTimerDelayed(\(count), delays: [\(list)])"
+    }
+  }
+
+  // MARK: - Text
+
+  /// The human form of `explain`: the policy, then for each rule its compiled behavior,
+  /// attempts, classes, jitter, cap, hook and retry-after, a table of delays with jitter
+  /// ranges, and the worst-case total; then the policy-wide clauses.
+  ///
+  ///     policy: retry 2 on serverError backoff 1s x1.5 jitter 10%
+  ///
+  ///     rule 1: retry 2 on serverError backoff 1s x1.5 jitter 10%
+  ///       behavior     exponential(maxCount: 2, initial: 1s, multiplier: 1.5)
+  ///       attempts     at most 3 (1 + 2 retries)
+  ///       …
+  ///       retry  delay  range          worst-case elapsed
+  ///           1  1s     0.9s – 1.1s    1.1s
+  ///           2  1.5s   1.35s – 1.65s  2.75s
+  ///       worst-case total: 2.75s
+  ///
+  /// - Parameters:
+  ///   - policy: the policy to explain.
+  ///   - usesColor: whether to embolden headings with ANSI escapes.
+  package static func text(_ policy: CompiledPolicy, usesColor: Bool = false) -> String {
+    let style = TextStyle(usesColor: usesColor)
+    var output = ""
+    let lines = policyLines(policy)
+    let title = policy.name.map { "policy \($0)" } ?? "policy"
+    if lines.count == 1 {
+      output += style.bold(title + ":") + " " + lines[0] + "\n"
+    } else {
+      output += style.bold(title + ":") + "\n"
+      for line in lines { output += "  " + line + "\n" }
+    }
+    if policy.rules.isEmpty {
+      output += "\n(no rules: errors are thrown at once)\n"
+    }
+    for (index, rule) in policy.rules.enumerated() {
+      output += "\n"
+      output += style.bold("rule \(index + 1):") + " " + ruleText(rule) + "\n"
+      output += ruleDetails(rule, in: policy, style: style)
+    }
+    output += "\n"
+    output += policyDetails(policy)
+    return output
+  }
+
+  private static func ruleDetails(
+    _ rule: RetryRule, in policy: CompiledPolicy, style: TextStyle
+  ) -> String {
+    var rows: [(String, String)] = []
+    rows.append(("behavior", behaviorDescription(rule.behavior)))
+    rows.append(("attempts", attemptsText(rule.behavior.maxCount, policy: policy)))
+    rows.append(
+      (
+        "retries on",
+        rule.errorClasses.isEmpty
+          ? "any error but cancellation" : rule.errorClasses.joined(separator: ", ")
+      ))
+    let excluded = ["cancellation"] + rule.excludedClasses
+    rows.append(("never on", excluded.joined(separator: ", ")))
+    rows.append(("jitter", rule.jitter.map(jitterDescription) ?? "none"))
+    rows.append(
+      ("cap", rule.maxDelay.map { "max \($0.policyText), applied after jitter" } ?? "none"))
+    rows.append(("hook", rule.hook.map { "'\($0)' runs before each retry" } ?? "none"))
+    rows.append(
+      (
+        "retry-after",
+        rule.honorsRetryAfter
+          ? "honored: a delay carried by the error replaces the computed one"
+            + (rule.maxDelay == nil ? "" : ", still capped")
+          : "ignored"
+      ))
+    var output = labeled(rows, indent: "  ")
+    output += "\n"
+    output += scheduleTable(rule, style: style)
+    output += "  worst-case total: " + worstCaseText(rule, policy: policy) + "\n"
+    return output
+  }
+
+  private static func attemptsText(_ count: Int?, policy: CompiledPolicy) -> String {
+    guard let count else {
+      let bound = policy.deadline.map { "; 'within \($0.policyText)' ends them" } ?? ""
+      return "unlimited retries" + bound
+    }
+    if count == 0 { return "at most 1 (no retries)" }
+    let (total, overflow) = count.addingReportingOverflow(1)
+    let attempts = overflow ? "\(count) + 1" : String(total)
+    return "at most \(attempts) (1 + \(count) \(count == 1 ? "retry" : "retries"))"
+  }
+
+  private static func jitterDescription(_ jitter: Jitter) -> String {
+    switch jitter {
+    case .proportional(let fraction):
+      let low = NumberText.decimal(1 - min(max(fraction, 0), 1))
+      let high = NumberText.decimal(1 + min(max(fraction, 0), 1))
+      return "±\(percentText(fraction)): each delay times a uniform factor in [\(low), \(high)]"
+    case .full:
+      return "full: each delay d becomes uniform in [0, d]"
+    case .equal:
+      return "equal: each delay d becomes d/2 + uniform in [0, d/2]"
+    case .decorrelated:
+      return "decorrelated: uniform in [first delay, 3 × previous delay]"
+    }
+  }
+
+  private static func policyDetails(_ policy: CompiledPolicy) -> String {
+    var rows: [(String, String)] = []
+    rows.append(
+      (
+        "within",
+        policy.deadline.map {
+          "\($0.policyText): no retry starts whose delay would end past it"
+        } ?? "none"
+      ))
+    rows.append(
+      (
+        "timeout",
+        policy.attemptTimeout.map {
+          "\($0.policyText) per attempt; a cut-off attempt fails with 'timeout'"
+        } ?? "none"
+      ))
+    rows.append(
+      (
+        "budget",
+        policy.budgetRatio.map {
+          "\(percentText($0)): retries stay below \(percentText($0)) of first attempts"
+        } ?? "none"
+      ))
+    return labeled(rows, indent: "")
+  }
+
+  private static func labeled(_ rows: [(String, String)], indent: String) -> String {
+    let width = rows.map(\.0.count).max() ?? 0
+    return rows.map { label, value in
+      indent + label + String(repeating: " ", count: width - label.count + 2) + value + "\n"
+    }.joined()
+  }
+
+  /// The table of delays, `retry | delay | range | worst-case elapsed`.
+  private static func scheduleTable(_ rule: RetryRule, style: TextStyle) -> String {
+    let count = rule.behavior.maxCount
+    if count == 0 { return "  (no retries)\n" }
+    let isLong = count.map { $0 > textRowLimit } ?? true
+    let shown = isLong ? textLeadingRows : (count ?? 0)
+    let schedule = rule.schedule(limit: shown)
+    var rows: [[String]] = [["retry", "delay", "range", "worst-case elapsed"]]
+    var elapsed = 0.0
+    for entry in schedule.entries {
+      elapsed += entry.maximum.seconds
+      rows.append(row(entry, elapsedSeconds: elapsed))
+    }
+    var ellipsisAfter: Int?
+    if isLong {
+      ellipsisAfter = rows.count
+      if let count {
+        let bounds = rule.delayBounds(beforeRetry: count)
+        let total = rule.schedule(limit: 0).worstCaseTotal ?? .zero
+        rows.append(
+          row(
+            retry: count, delay: rule.nominalDelay(beforeRetry: count),
+            minimum: bounds.lowerBound, maximum: bounds.upperBound, elapsed: total))
+      }
+    }
+    let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    var output = ""
+    for (index, cells) in rows.enumerated() {
+      if index == ellipsisAfter {
+        output += count == nil ? "      …  (forever)\n" : "      …\n"
+      }
+      var line = "  "
+      for (column, cell) in cells.enumerated() {
+        let padding = String(repeating: " ", count: widths[column] - cell.count)
+        if column == 0 {
+          line += padding + cell
+        } else {
+          line += "  " + cell + (column == cells.count - 1 ? "" : padding)
+        }
+      }
+      output += (index == 0 ? style.bold(line) : line) + "\n"
+    }
+    if ellipsisAfter == rows.count {
+      output += count == nil ? "      …  (forever)\n" : "      …\n"
+    }
+    return output
+  }
+
+  private static func row(_ entry: ScheduleEntry, elapsedSeconds: Double) -> [String] {
+    row(
+      retry: entry.retry, delay: entry.delay, minimum: entry.minimum, maximum: entry.maximum,
+      elapsed: .saturating(seconds: elapsedSeconds))
+  }
+
+  private static func row(
+    retry: Int, delay: Duration, minimum: Duration, maximum: Duration, elapsed: Duration
+  ) -> [String] {
+    let range =
+      minimum == maximum ? "-" : "\(secondsText(minimum)) – \(secondsText(maximum))"
+    return [String(retry), secondsText(delay), range, secondsText(elapsed)]
+  }
+
+  private static func worstCaseText(_ rule: RetryRule, policy: CompiledPolicy) -> String {
+    guard let total = rule.schedule(limit: 0).worstCaseTotal else {
+      return policy.deadline.map { "unbounded, but 'within \($0.policyText)' ends retrying" }
+        ?? "unbounded"
+    }
+    var text = readableSeconds(total)
+    if total >= .saturatedDelay {
+      text = "at least " + text + " (delay arithmetic stops at this ceiling)"
+    }
+    if let deadline = policy.deadline, deadline < total {
+      text += " ('within \(deadline.policyText)' ends retrying sooner)"
+    }
+    return text
+  }
+
+  /// Seconds with an `s`, such as `1.35s`: the table's unit for every duration.
+  package static func secondsText(_ duration: Duration) -> String {
+    duration.secondsText + "s"
+  }
+
+  /// Seconds with an `s`, followed by hours, minutes and seconds when a minute or longer:
+  /// `74.5s (1m 14.5s)`.
+  package static func readableSeconds(_ duration: Duration) -> String {
+    let (whole, attoseconds) = duration.components
+    guard whole >= 60 else { return secondsText(duration) }
+    let hours = whole / 3600
+    let minutes = (whole % 3600) / 60
+    let rest = Duration(secondsComponent: whole % 60, attosecondsComponent: attoseconds)
+    var parts: [String] = []
+    if hours > 0 { parts.append("\(hours)h") }
+    if minutes > 0 { parts.append("\(minutes)m") }
+    if rest > .zero { parts.append(secondsText(rest)) }
+    return secondsText(duration) + " (" + parts.joined(separator: " ") + ")"
+  }
+
+  // MARK: - JSON
+
+  /// The contract's `explain --json` object, with a few added fields after the contract's:
+  /// per rule `hook`, `honorsRetryAfter` and `worstCaseTotal`; at the end `name` and `policy`
+  /// (the policy written back in the language).
+  package static func jsonValue(_ policy: CompiledPolicy) -> JSONValue {
+    .object([
+      JSONMember("rules", .array(policy.rules.map(jsonValue))),
+      JSONMember("within", .seconds(policy.deadline)),
+      JSONMember("timeout", .seconds(policy.attemptTimeout)),
+      JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null),
+      JSONMember("name", .string(policy.name)),
+      JSONMember("policy", .string(policyLines(policy).joined(separator: "\n"))),
+    ])
+  }
+
+  /// One rule of `explain --json`.
+  package static func jsonValue(_ rule: RetryRule) -> JSONValue {
+    let limit = rule.behavior.maxCount.map { min($0, finiteScheduleLimit) } ?? foreverScheduleLimit
+    let schedule = rule.schedule(limit: limit)
+    let rows: [JSONValue] = schedule.entries.map { entry in
+      .object([
+        JSONMember("retry", .int(entry.retry)),
+        JSONMember("delay", .seconds(entry.delay)),
+        JSONMember("min", .seconds(entry.minimum)),
+        JSONMember("max", .seconds(entry.maximum)),
+      ])
+    }
+    return .object([
+      JSONMember("on", .array(rule.errorClasses.map(JSONValue.string))),
+      JSONMember("except", .array(rule.excludedClasses.map(JSONValue.string))),
+      JSONMember("behavior", jsonValue(rule.behavior)),
+      JSONMember("jitter", rule.jitter.map(jsonValue) ?? .null),
+      JSONMember("max", .seconds(rule.maxDelay)),
+      JSONMember("schedule", .array(rows)),
+      JSONMember("truncated", .bool(schedule.isTruncated)),
+      JSONMember("hook", .string(rule.hook)),
+      JSONMember("honorsRetryAfter", .bool(rule.honorsRetryAfter)),
+      JSONMember("worstCaseTotal", .seconds(schedule.worstCaseTotal)),
+    ])
+  }
+
+  /// A behavior as `{"kind": …, "maxCount": …, …}`, fields by kind as in the contract.
+  package static func jsonValue(_ behavior: RepeatBehavior) -> JSONValue {
+    var members = [
+      JSONMember("kind", .string(behavior.kindName)),
+      JSONMember("maxCount", behavior.maxCount.map(JSONValue.int) ?? .null),
+    ]
+    switch behavior {
+    case .immediate:
+      break
+    case .delayed(_, let delay):
+      members.append(JSONMember("delay", .seconds(delay)))
+    case .exponential(_, let initial, let multiplier):
+      members.append(JSONMember("initial", .seconds(initial)))
+      members.append(JSONMember("multiplier", .double(multiplier)))
+    case .linear(_, let initial, let increment):
+      members.append(JSONMember("initial", .seconds(initial)))
+      members.append(JSONMember("increment", .seconds(increment)))
+    case .customTimerDelayed(_, let delays):
+      members.append(JSONMember("delays", .array(delays.map { JSONValue.seconds($0) })))
+    }
+    return .object(members)
+  }
+
+  /// A jitter as `{"kind": "proportional", "fraction": 0.1}` or `{"kind": "full"}`.
+  package static func jsonValue(_ jitter: Jitter) -> JSONValue {
+    var members = [JSONMember("kind", .string(jitter.kindName))]
+    if case .proportional(let fraction) = jitter {
+      members.append(JSONMember("fraction", .double(fraction)))
+    }
+    return .object(members)
+  }
+
+  /// The `explain --json` text: pretty-printed, two-space indent, with a final line end.
+  package static func json(_ policy: CompiledPolicy) -> String {
+    JSONWriter().write(jsonValue(policy)) + "\n"
+  }
+}
+
+/// Optional ANSI emphasis for headings.
+struct TextStyle: Sendable {
+  var usesColor: Bool
+
+  func bold(_ text: String) -> String {
+    usesColor ? "\u{1B}[1m" + text + "\u{1B}[0m" : text
+  }
+}

@@ -1,0 +1,181 @@
+import RetryPolicy
+
+/// The scripted outcomes of `simulate --outcomes`: what each attempt of the simulated
+/// operation does.
+///
+/// Syntax: a comma-separated list of outcomes, each
+///
+///     outcome = ( "ok" | "cancel" | CLASS ) { "*" COUNT | "@" DURATION | "~" DURATION }
+///
+/// - `ok`: the attempt succeeds.
+/// - `cancel`: the attempt throws `CancellationError` (never retried).
+/// - `CLASS`: the attempt fails with an error of that class, such as `serverError` or
+///   `timeout` (an attempt cut off by the policy's `timeout`).
+/// - `*N`: the outcome happens N times in a row (`serverError*3`).
+/// - `@D`: the error carries a Retry-After of D (`serverError@5s`), which rules with
+///   `honoring retry-after` use instead of their own delay.
+/// - `~D`: the attempt takes D of virtual time before it ends (`ok~200ms`).
+///
+/// When the script runs out, its last outcome repeats: `--outcomes serverError` fails every
+/// attempt. Durations are written as in policies: `250ms`, `1.5s`, `2m`, `1h`.
+struct OutcomeScript: Sendable, Equatable {
+  /// What one attempt does.
+  struct Outcome: Sendable, Equatable {
+    /// How the attempt ends.
+    enum Kind: Sendable, Equatable {
+      /// It returns a value.
+      case success
+      /// It throws `CancellationError`.
+      case cancellation
+      /// It throws an error of the named class.
+      case failure(errorClass: String)
+    }
+
+    /// How the attempt ends.
+    var kind: Kind
+    /// The Retry-After the error carries (`@D`).
+    var retryAfter: Duration?
+    /// The virtual time the attempt takes (`~D`).
+    var duration: Duration?
+
+    /// The outcome as the script writes it, without the count: `serverError@5s`.
+    var text: String {
+      var text: String
+      switch kind {
+      case .success: text = "ok"
+      case .cancellation: text = "cancel"
+      case .failure(let name): text = name
+      }
+      if let retryAfter { text += "@" + retryAfter.policyText }
+      if let duration { text += "~" + duration.policyText }
+      return text
+    }
+
+    /// The error class the attempt fails with, if it fails with one.
+    var errorClass: String? {
+      if case .failure(let name) = kind { return name }
+      return nil
+    }
+  }
+
+  /// The outcomes and how many times each happens in a row.
+  var steps: [(outcome: Outcome, count: Int)]
+
+  /// The most times one outcome may repeat (`*N`).
+  static let maximumCount = 1_000_000
+
+  static func == (lhs: OutcomeScript, rhs: OutcomeScript) -> Bool {
+    lhs.steps.elementsEqual(rhs.steps) { $0.outcome == $1.outcome && $0.count == $1.count }
+  }
+
+  /// A script from its parts.
+  init(steps: [(outcome: Outcome, count: Int)]) {
+    self.steps = steps
+  }
+
+  /// What attempt `attempt` (counted from 1) does; past the end, the last outcome repeats.
+  func outcome(forAttempt attempt: Int) -> Outcome {
+    var remaining = attempt
+    for step in steps {
+      if remaining <= step.count { return step.outcome }
+      remaining -= step.count
+    }
+    return steps.last?.outcome ?? Outcome(kind: .success)
+  }
+
+  /// The script as written back: `serverError*2, ok`.
+  var text: String {
+    steps.map { $0.outcome.text + ($0.count == 1 ? "" : "*\($0.count)") }
+      .joined(separator: ", ")
+  }
+
+  /// Reads the `--outcomes` text; the error message names the bad part.
+  static func parse(_ text: String) throws(UsageError) -> OutcomeScript {
+    var steps: [(outcome: Outcome, count: Int)] = []
+    for rawItem in text.split(separator: ",", omittingEmptySubsequences: false) {
+      let item = rawItem.trimmingBlanks()
+      guard !item.isEmpty else {
+        throw .other("empty outcome in '--outcomes \(text)'")
+      }
+      steps.append(try parseItem(item))
+    }
+    return OutcomeScript(steps: steps)
+  }
+
+  private static func parseItem(_ item: Substring) throws(UsageError) -> (Outcome, Int) {
+    var rest = item[...]
+    let name = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    rest = rest.dropFirst(name.count)
+    guard let first = name.first, first.isLetter || first == "_" else {
+      throw .other("invalid outcome '\(item)'; expected 'ok', 'cancel' or an error class name")
+    }
+    var outcome: Outcome
+    switch name {
+    case "ok": outcome = Outcome(kind: .success)
+    case "cancel": outcome = Outcome(kind: .cancellation)
+    default: outcome = Outcome(kind: .failure(errorClass: String(name)))
+    }
+    var count: Int?
+    while let marker = rest.first {
+      rest = rest.dropFirst()
+      let argument = rest.prefix { $0 != "*" && $0 != "@" && $0 != "~" }
+      rest = rest.dropFirst(argument.count)
+      switch marker {
+      case "*":
+        guard count == nil, let value = Int(argument), value >= 1, value <= maximumCount else {
+          throw .other(
+            "invalid count '\(argument)' in outcome '\(item)'; expected a whole number from 1 to \(maximumCount)"
+          )
+        }
+        count = value
+      case "@", "~":
+        guard let duration = parseDuration(argument) else {
+          throw .other(
+            "invalid duration '\(argument)' in outcome '\(item)'; expected such as '250ms', '1.5s', '2m'"
+          )
+        }
+        if marker == "@" {
+          guard outcome.errorClass != nil, outcome.retryAfter == nil else {
+            throw .other("'@' (retry-after) goes once on a failing outcome: '\(item)'")
+          }
+          outcome.retryAfter = duration
+        } else {
+          guard outcome.duration == nil else {
+            throw .other("'~' (attempt duration) given twice in '\(item)'")
+          }
+          outcome.duration = duration
+        }
+      default:
+        throw .other("unexpected '\(marker)' in outcome '\(item)'")
+      }
+    }
+    return (outcome, count ?? 1)
+  }
+
+  /// `250ms`, `1.5s`, `2m`, `1h`: a number and a unit, as in policies; at most a day.
+  static func parseDuration(_ text: Substring) -> Duration? {
+    let units: [(suffix: String, seconds: Double)] = [
+      ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600),
+    ]
+    for unit in units where text.hasSuffix(unit.suffix) {
+      let number = text.dropLast(unit.suffix.count)
+      guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+        number.first != ".", number.last != ".", let value = Double(number)
+      else { return nil }
+      let seconds = value * unit.seconds
+      guard seconds.isFinite, seconds <= 86_400 else { return nil }
+      return .saturating(seconds: seconds)
+    }
+    return nil
+  }
+}
+
+extension Substring {
+  /// Without leading and trailing spaces and tabs.
+  fileprivate func trimmingBlanks() -> Substring {
+    var text = self
+    while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+    while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+    return text
+  }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+@testable import RetryPolicyCLI
+
+/// Runs the command in-process, or the built `retry-policy` binary as a process.
+enum ToolRunner {
+  /// Runs the command in-process with text as standard input.
+  static func run(
+    _ arguments: [String], input: String = "", environment: [String: String] = [:],
+    isTerminal: Bool = false
+  ) async -> CommandResult {
+    await CommandLineTool.run(
+      arguments: arguments, standardInput: Data(input.utf8), environment: environment,
+      isTerminal: isTerminal)
+  }
+
+  /// The built `retry-policy` executable: next to the test bundle, under `.build/…/debug/`.
+  static func binary() throws -> URL {
+    var candidates: [URL] = []
+    if let first = CommandLine.arguments.first {
+      candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+    }
+    candidates.append(Bundle.main.bundleURL)
+    candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+    for start in candidates {
+      var folder = start
+      for _ in 0..<4 {
+        let url = folder.appendingPathComponent("retry-policy")
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+          !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: url.path)
+        {
+          return url
+        }
+        folder = folder.deletingLastPathComponent()
+      }
+    }
+    throw MissingBinary()
+  }
+
+  struct MissingBinary: Error, CustomStringConvertible {
+    var description: String { "the built retry-policy binary was not found next to the tests" }
+  }
+
+  /// Runs the built binary with standard input, in `directory` if given; output is captured
+  /// through temporary files, so large outputs cannot block on a full pipe.
+  static func runBinary(
+    _ arguments: [String], input: String = "", directory: URL? = nil,
+    environment: [String: String] = [:]
+  ) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = try binary()
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    var variables = ProcessInfo.processInfo.environment
+    variables.removeValue(forKey: "NO_COLOR")
+    variables.merge(environment) { $1 }
+    process.environment = variables
+    let scratch = FileManager.default.temporaryDirectory
+      .appendingPathComponent("retry-policy-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let inputURL = scratch.appendingPathComponent("stdin")
+    let outputURL = scratch.appendingPathComponent("stdout")
+    let errorURL = scratch.appendingPathComponent("stderr")
+    try Data(input.utf8).write(to: inputURL)
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    let inputHandle = try FileHandle(forReadingFrom: inputURL)
+    let outputHandle = try FileHandle(forWritingTo: outputURL)
+    let errorHandle = try FileHandle(forWritingTo: errorURL)
+    process.standardInput = inputHandle
+    process.standardOutput = outputHandle
+    process.standardError = errorHandle
+    try process.run()
+    process.waitUntilExit()
+    try? inputHandle.close()
+    try? outputHandle.close()
+    try? errorHandle.close()
+    let output = try Data(contentsOf: outputURL)
+    let error = try Data(contentsOf: errorURL)
+    return CommandResult(
+      status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
+      standardError: String(decoding: error, as: UTF8.self))
+  }
+
+  /// A fresh temporary folder with the given files (relative path → text).
+  static func makeFolder(_ files: [String: String]) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("retry-policy-tests-\(UUID().uuidString)")
+    for (path, text) in files {
+      let url = folder.appendingPathComponent(path)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+}
