@@ -44,24 +44,28 @@ enum PolicyFileScenario {
             + (warnings == 0 ? "" : "; the file has \(warnings) warnings"))
       }
     }
-    guard let first = perPolicy.first, let last = perPolicy.last, last.count == 100_000,
-      let largest = perPolicy.last
+    let timeTarget = "100,000-policy file < 0.5 s"
+    let growthTarget = "policy files grow linearly (per policy: 100,000 ≤ 1.5× 1,000)"
+    guard let first = perPolicy.first, let last = perPolicy.last, first.count == 1_000,
+      last.count == 100_000
     else {
-      benchmark.addFinding(
-        "100,000-policy file < 0.5 s, linear growth", measured: "compiler not merged yet",
-        verdict: .notMeasured)
+      benchmark.addFinding(timeTarget, measured: "not measured", verdict: .notMeasured)
+      benchmark.addFinding(growthTarget, measured: "not measured", verdict: .notMeasured)
       return
     }
     let growth = last.nanoseconds / first.nanoseconds
-    let total = largest.nanoseconds * Double(largest.count)
+    let total = last.nanoseconds * Double(last.count)
+    benchmark.addFinding(
+      timeTarget,
+      measured:
+        "\(Format.time(nanoseconds: total)) "
+        + "(\(Format.time(nanoseconds: last.nanoseconds)) per policy)",
+      holds: total < 0.5e9)
     let perPolicyText = perPolicy.map {
       "\(Format.integer($0.count)): \(Format.time(nanoseconds: $0.nanoseconds))"
     }.joined(separator: ", ")
     benchmark.addFinding(
-      "100,000-policy file < 0.5 s, linear growth",
-      measured:
-        "\(Format.time(nanoseconds: total)); per policy \(perPolicyText) "
-        + "(\(Format.ratio(growth)) from 1,000 to 100,000)",
-      holds: total < 0.5e9 && growth <= 1.5)
+      growthTarget, measured: "per policy \(perPolicyText): \(Format.ratio(growth))",
+      holds: growth <= 1.5)
   }
 }
