@@ -3,7 +3,6 @@ import Synchronization
 /// The error the benchmark operations throw: an enum, as an API client's errors often are.
 enum BenchmarkError: Error {
   case serverError(code: Int)
-  case unauthorized
 }
 
 /// The operation of the success path: returns at once, never suspends.

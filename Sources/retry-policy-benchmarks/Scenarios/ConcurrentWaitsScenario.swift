@@ -1,4 +1,3 @@
-import Glibc
 import RetryPolicy
 
 /// Many concurrent runs that each wait on the real clock a few times: memory per run and how
