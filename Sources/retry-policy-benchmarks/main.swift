@@ -1,3 +1,5 @@
-import RetryPolicy
+// The benchmarks of retry-policy: `swift run -c release retry-policy-benchmarks [--quick]
+// [--filter NAME] [--concurrency N]`, or `.ci/bench` to count allocations too.
+// See BENCHMARKS.md for what each scenario measures and the targets.
 
-print("benchmarks: not written yet")
+await BenchmarkCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))
