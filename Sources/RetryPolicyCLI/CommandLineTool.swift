@@ -99,9 +99,32 @@ public enum CommandLineTool {
 
   /// The `repl` entry in help; the REPL parses its own arguments.
   static let replSpec = CommandSpec(
-    name: "repl", abstract: "try policies interactively", usage: ["repl"], discussion: "",
-    options: [], minimumArguments: 0, maximumArguments: nil, argumentName: "",
-    examples: [], exitStatuses: [])
+    name: "repl", abstract: "try policies interactively", usage: ["repl"],
+    discussion: """
+      An interactive session. A policy typed in is compiled and explained at once; an error
+      points into the line just typed. 'policy NAME {' starts a block that goes on until
+      '}'. Commands: ':help', ':ast' (the syntax tree of the last policy), ':json' (the last
+      policy as 'explain --json'), ':simulate OUTCOMES' (as 'simulate --outcomes'),
+      ':load FILE' then ':explain NAME', ':quit'.
+
+      On a terminal: left, right, home and end move; backspace and delete erase; up and down
+      recall history, kept in ~/.retry_policy_history (or $RETRY_POLICY_HISTORY); Ctrl-C
+      clears the line or the block being typed; Ctrl-D on an empty line leaves. From a pipe
+      it prints no prompt and no escape codes, so it can be scripted.
+      """,
+    options: [], minimumArguments: 0, maximumArguments: 0, argumentName: "",
+    examples: [
+      ("retry-policy repl", "Start a session on the terminal."),
+      (
+        "printf 'retry 3 backoff 1s\\n:json\\n' | retry-policy repl",
+        "Explain a policy, then print it as JSON, with no prompt."
+      ),
+    ],
+    exitStatuses: [
+      (0, "the session ended (':quit', Ctrl-D or the end of the input)"),
+      (1, "from a pipe: a line had an error"),
+      (2, "usage error"),
+    ])
 
   private static var listedSpecs: [CommandSpec] {
     subcommands.map { $0.spec } + [replSpec]

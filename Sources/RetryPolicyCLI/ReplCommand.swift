@@ -19,14 +19,8 @@ import Glibc
 /// not change it; from a pipe it is 1 when any line had an error (a policy with errors, an
 /// unknown command, an unreadable file), so scripts can tell. 2 for a usage error.
 enum ReplCommand {
-  /// The usage line and options, for `repl --help`.
-  static let usage = """
-    usage: retry-policy repl
-
-    An interactive session: type a policy to see it compiled and explained, or a command
-    such as ':help'. Reads lines from standard input when it is not a terminal.
-
-    """
+  /// The help page, for `repl --help`: the same form as every subcommand's.
+  static var usage: String { HelpRendering.help(for: CommandLineTool.replSpec) }
 
   /// Runs the REPL with the arguments after `repl`; returns the exit status.
   static func run(arguments: [String]) async -> Int32 {
@@ -35,7 +29,9 @@ enum ReplCommand {
       return 0
     }
     if let first = arguments.first {
-      Terminal.write("error: unexpected argument '\(first)'\n" + usage, to: STDERR_FILENO)
+      Terminal.write(
+        "retry-policy: error: unexpected argument '\(first)'\nSee 'retry-policy repl --help'.\n",
+        to: STDERR_FILENO)
       return 2
     }
     let environment = ProcessInfo.processInfo.environment

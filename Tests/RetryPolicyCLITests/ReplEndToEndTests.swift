@@ -85,6 +85,6 @@ struct ReplEndToEndTests {
   func usageError() throws {
     let result = try BuiltTool.run(["repl", "--frob"], input: "")
     #expect(result.status == 2)
-    #expect(result.errors.hasPrefix("error: unexpected argument '--frob'"))
+    #expect(result.errors.hasPrefix("retry-policy: error: unexpected argument '--frob'"))
   }
 }
