@@ -21,18 +21,20 @@ package struct RetryStateMachine: Sendable {
   package private(set) var attempts: Int
   /// The delays decided so far, added up (saturating).
   package private(set) var totalDelay: Duration = .zero
+  /// Each rule's retries and last delay, inline for the first few rules.
+  private var ruleStates: RuleStates
+
   /// Retries made by each rule; each rule counts its own.
-  package private(set) var retriesByRule: [Int]
-  /// The delay each rule waited last, which decorrelated jitter grows from.
-  private var previousDelayByRule: [Duration?]
+  package var retriesByRule: [Int] {
+    rules.indices.map { ruleStates[$0].retries }
+  }
 
   /// Creates the state of a run of `policy` that has made `attempts` attempts so far.
   package init(policy: CompiledPolicy, attempts: Int = 0) {
     self.rules = policy.rules
     self.deadline = policy.deadline
     self.attempts = attempts
-    self.retriesByRule = Array(repeating: 0, count: policy.rules.count)
-    self.previousDelayByRule = Array(repeating: nil, count: policy.rules.count)
+    self.ruleStates = RuleStates(count: policy.rules.count)
   }
 
   /// Records that an attempt starts.
@@ -60,22 +62,29 @@ package struct RetryStateMachine: Sendable {
     using random: inout some RandomNumberGenerator
   ) -> Action {
     if isTaskCancelled || error.isCancellation { return .giveUp(.cancelled) }
-    guard let index = rules.firstIndex(where: error.isHandled(by:)) else {
-      return .giveUp(.errorNotMatched)
+    var matched: Int?
+    for index in rules.indices where error.isHandled(by: rules[index]) {
+      matched = index
+      break
     }
-    let rule = rules[index]
-    let made = retriesByRule[index]
-    if let limit = rule.behavior.maxCount, made >= limit { return .giveUp(.retriesExhausted) }
+    guard let index = matched else { return .giveUp(.errorNotMatched) }
+    let state = ruleStates[index]
+    let made = state.retries
+    if let limit = rules[index].behavior.maxCount, made >= limit {
+      return .giveUp(.retriesExhausted)
+    }
     let retry = made + 1
-    var delay = rule.delay(beforeRetry: retry, previous: previousDelayByRule[index], using: &random)
-    if rule.honorsRetryAfter, let carried = (error.error as? any RetryAfterProviding)?.retryAfter {
-      delay = Self.clamp(carried, cap: rule.maxDelay)
+    var delay = rules[index].delay(
+      beforeRetry: retry, previous: made > 0 ? state.previousDelay : nil, using: &random)
+    if rules[index].honorsRetryAfter,
+      let carried = (error.error as? any RetryAfterProviding)?.retryAfter
+    {
+      delay = Self.clamp(carried, cap: rules[index].maxDelay)
     }
     if let deadline, Self.passes(deadline, after: elapsed, plus: delay) {
       return .giveUp(.deadlineExceeded)
     }
-    retriesByRule[index] = retry
-    previousDelayByRule[index] = delay
+    ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
     totalDelay = totalDelay.addingClamped(delay)
     return .retry(rule: index, delay: delay)
   }
@@ -92,6 +101,49 @@ package struct RetryStateMachine: Sendable {
   {
     guard elapsed < Duration.clampLimit, delay < Duration.clampLimit else { return true }
     return elapsed + delay > deadline
+  }
+}
+
+/// One rule's part of a run: the retries it made and the delay it waited last (meaningful
+/// once it has made a retry), which decorrelated jitter grows from.
+struct RuleState: Sendable {
+  var retries = 0
+  var previousDelay: Duration = .zero
+}
+
+/// The ``RuleState`` of each rule of a policy: the first four inline, so that a run of a
+/// typical policy allocates nothing for them; the rest in an array.
+struct RuleStates: Sendable {
+  private static let inlineCount = 4
+  private var inline = (RuleState(), RuleState(), RuleState(), RuleState())
+  private var overflow: [RuleState]
+
+  /// The states of `count` rules, none of which has retried.
+  init(count: Int) {
+    let extra = count - Self.inlineCount
+    overflow = extra > 0 ? Array(repeating: RuleState(), count: extra) : []
+  }
+
+  /// The state of rule `index`, which must be one of the `count` rules.
+  subscript(index: Int) -> RuleState {
+    get {
+      switch index {
+      case 0: inline.0
+      case 1: inline.1
+      case 2: inline.2
+      case 3: inline.3
+      default: overflow[index - Self.inlineCount]
+      }
+    }
+    set {
+      switch index {
+      case 0: inline.0 = newValue
+      case 1: inline.1 = newValue
+      case 2: inline.2 = newValue
+      case 3: inline.3 = newValue
+      default: overflow[index - Self.inlineCount] = newValue
+      }
+    }
   }
 }
 
