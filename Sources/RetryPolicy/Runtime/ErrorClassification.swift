@@ -57,7 +57,8 @@ package struct ErrorClassification {
   package func isHandled(by rule: RetryRule) -> Bool {
     guard !isCancellation else { return false }
     let isIncluded = rule.errorClasses.isEmpty || rule.errorClasses.contains(where: matches)
-    return isIncluded && (rule.excludedClasses.isEmpty || !rule.excludedClasses.contains(where: matches))
+    return isIncluded
+      && (rule.excludedClasses.isEmpty || !rule.excludedClasses.contains(where: matches))
   }
 
   /// Whether the error is an enum value whose case is `name`, compared without a `String`.
