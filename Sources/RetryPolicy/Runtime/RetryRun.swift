@@ -45,8 +45,21 @@ package struct RetryRun: Sendable {
   /// name with no hook.
   ///
   /// It runs on the caller's executor (`nonisolated(nonsending)`): only the clock's sleep and
-  /// a hook may run elsewhere.
+  /// a hook may run elsewhere. A retry with neither delay nor hook does not suspend.
   nonisolated(nonsending) package mutating func recover(from error: any Error) async throws {
+    let retry = try decideRetry(after: error)
+    if retry.delay > .zero || retry.hook != nil {
+      try await wait(retry.delay, then: retry.hook)
+    }
+    if Task.isCancelled { throw stop(.cancelled, error) }
+  }
+
+  /// What comes before the wait of a retry, all synchronous: reports the failure, asks the
+  /// state machine, finds the hook, draws on the budget and reports the retry. Returns the
+  /// delay and the hook, or throws what the run throws.
+  private mutating func decideRetry(
+    after error: any Error
+  ) throws -> (delay: Duration, hook: (@Sendable () async throws -> Void)?) {
     emit(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
@@ -56,7 +69,7 @@ package struct RetryRun: Sendable {
       throw stop(reason, error)
     case .retry(let index, let delay):
       var hook: (@Sendable () async throws -> Void)?
-      if let name = policy.rules[index].hook {
+      if let name = policy.rules.withUnsafeBufferPointer({ $0[index].hook }) {
         hook = environment.hooks[name]
         if hook == nil { throw stop(.hookFailed, UnregisteredHookError(name: name)) }
       }
@@ -64,21 +77,27 @@ package struct RetryRun: Sendable {
         throw stop(.budgetExhausted, error)
       }
       emit(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
-      if delay > .zero {
-        do {
-          try await environment.clock.sleep(for: delay)
-        } catch {
-          throw stop(.cancelled, error)
-        }
+      return (delay, hook)
+    }
+  }
+
+  /// Sleeps `delay` on the clock, then runs `hook`; throws as ``recover(from:)`` says.
+  nonisolated(nonsending) private func wait(
+    _ delay: Duration, then hook: (@Sendable () async throws -> Void)?
+  ) async throws {
+    if delay > .zero {
+      do {
+        try await environment.clock.sleep(for: delay)
+      } catch {
+        throw stop(.cancelled, error)
       }
-      if let hook {
-        do {
-          try await hook()
-        } catch {
-          throw stop(Task.isCancelled ? .cancelled : .hookFailed, error)
-        }
+    }
+    if let hook {
+      do {
+        try await hook()
+      } catch {
+        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error)
       }
-      if Task.isCancelled { throw stop(.cancelled, error) }
     }
   }
 

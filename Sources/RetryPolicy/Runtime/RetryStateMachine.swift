@@ -62,31 +62,46 @@ package struct RetryStateMachine: Sendable {
     using random: inout some RandomNumberGenerator
   ) -> Action {
     if isTaskCancelled || error.isCancellation { return .giveUp(.cancelled) }
-    var matched: Int?
-    for index in rules.indices where error.isHandled(by: rules[index]) {
-      matched = index
-      break
+    let states = ruleStates
+    // The rules are read through a buffer, which borrows each rule instead of copying it.
+    let decision = rules.withUnsafeBufferPointer { rules -> Decision in
+      var matched: Int?
+      for index in rules.indices where error.isHandled(by: rules[index]) {
+        matched = index
+        break
+      }
+      guard let index = matched else { return .giveUp(.errorNotMatched) }
+      let made = states[index].retries
+      if let limit = rules[index].behavior.maxCount, made >= limit {
+        return .giveUp(.retriesExhausted)
+      }
+      var delay = rules[index].delay(
+        beforeRetry: made + 1, previous: made > 0 ? states[index].previousDelay : nil,
+        using: &random)
+      if rules[index].honorsRetryAfter,
+        let carried = (error.error as? any RetryAfterProviding)?.retryAfter
+      {
+        delay = Self.clamp(carried, cap: rules[index].maxDelay)
+      }
+      return .retry(rule: index, retry: made + 1, delay: delay)
     }
-    guard let index = matched else { return .giveUp(.errorNotMatched) }
-    let state = ruleStates[index]
-    let made = state.retries
-    if let limit = rules[index].behavior.maxCount, made >= limit {
-      return .giveUp(.retriesExhausted)
+    switch decision {
+    case .giveUp(let reason):
+      return .giveUp(reason)
+    case .retry(let index, let retry, let delay):
+      if let deadline, Self.passes(deadline, after: elapsed, plus: delay) {
+        return .giveUp(.deadlineExceeded)
+      }
+      ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
+      totalDelay = totalDelay.addingClamped(delay)
+      return .retry(rule: index, delay: delay)
     }
-    let retry = made + 1
-    var delay = rules[index].delay(
-      beforeRetry: retry, previous: made > 0 ? state.previousDelay : nil, using: &random)
-    if rules[index].honorsRetryAfter,
-      let carried = (error.error as? any RetryAfterProviding)?.retryAfter
-    {
-      delay = Self.clamp(carried, cap: rules[index].maxDelay)
-    }
-    if let deadline, Self.passes(deadline, after: elapsed, plus: delay) {
-      return .giveUp(.deadlineExceeded)
-    }
-    ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
-    totalDelay = totalDelay.addingClamped(delay)
-    return .retry(rule: index, delay: delay)
+  }
+
+  /// What the rules say of a failure, before the deadline is checked and the retry counted.
+  private enum Decision {
+    case retry(rule: Int, retry: Int, delay: Duration)
+    case giveUp(RetryStopReason)
   }
 
   /// A carried delay within [0, cap], the cap being the rule's `max` or the saturation point.
@@ -152,8 +167,16 @@ extension Duration {
   /// far inside what `Duration` can hold, so a sum of two such values never overflows.
   package static let clampLimit: Duration = .seconds(1 << 50)
 
+  /// A quarter of ``clampLimit``: two durations within it add up exactly, inside the limit.
+  private static let exactSumLimit: Duration = .seconds(1 << 48)
+
   /// The sum, stopping at ±``clampLimit`` instead of overflowing.
   package func addingClamped(_ other: Duration) -> Duration {
+    // Within ±2^48 s each, the sum is exact and below the limit: no floating point needed.
+    let exact = Duration.exactSumLimit
+    if Swift.max(self, other) < exact, Swift.min(self, other) > .zero - exact {
+      return self + other
+    }
     let total = self / .seconds(1) + other / .seconds(1)
     guard total.magnitude < Duration.clampLimit / .seconds(1) else {
       return total > 0 ? Duration.clampLimit : .zero - Duration.clampLimit
