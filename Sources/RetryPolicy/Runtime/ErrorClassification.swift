@@ -55,10 +55,14 @@ package struct ErrorClassification {
   /// Whether `rule` takes the error: one of its `on` classes (any error but cancellation when
   /// it has none) and none of its `except` classes.
   package func isHandled(by rule: RetryRule) -> Bool {
+    isHandled(on: rule.errorClasses, except: rule.excludedClasses)
+  }
+
+  /// Whether a rule with these `on` and `except` classes takes the error.
+  func isHandled(on included: [String], except excluded: [String]) -> Bool {
     guard !isCancellation else { return false }
-    let isIncluded = rule.errorClasses.isEmpty || rule.errorClasses.contains(where: matches)
-    return isIncluded
-      && (rule.excludedClasses.isEmpty || !rule.excludedClasses.contains(where: matches))
+    let isIncluded = included.isEmpty || included.contains(where: matches)
+    return isIncluded && (excluded.isEmpty || !excluded.contains(where: matches))
   }
 
   /// Whether the error is an enum value whose case is `name`, compared without a `String`.

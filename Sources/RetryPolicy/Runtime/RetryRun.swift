@@ -54,9 +54,10 @@ package struct RetryRun: Sendable {
     if Task.isCancelled { throw stop(.cancelled, error) }
   }
 
-  /// What comes before the wait of a retry, all synchronous: reports the failure, asks the
-  /// state machine, finds the hook, draws on the budget and reports the retry. Returns the
-  /// delay and the hook, or throws what the run throws.
+  /// What comes before the wait of a retry, all synchronous.
+  ///
+  /// Reports the failure, asks the state machine, finds the hook, draws on the budget and
+  /// reports the retry. Returns the delay and the hook, or throws what the run throws.
   private mutating func decideRetry(
     after error: any Error
   ) throws -> (delay: Duration, hook: (@Sendable () async throws -> Void)?) {

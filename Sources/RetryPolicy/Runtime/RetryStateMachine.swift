@@ -66,7 +66,8 @@ package struct RetryStateMachine: Sendable {
     // The rules are read through a buffer, which borrows each rule instead of copying it.
     let decision = rules.withUnsafeBufferPointer { rules -> Decision in
       var matched: Int?
-      for index in rules.indices where error.isHandled(by: rules[index]) {
+      for index in rules.indices
+      where error.isHandled(on: rules[index].errorClasses, except: rules[index].excludedClasses) {
         matched = index
         break
       }
@@ -75,7 +76,12 @@ package struct RetryStateMachine: Sendable {
       if let limit = rules[index].behavior.maxCount, made >= limit {
         return .giveUp(.retriesExhausted)
       }
-      var delay = rules[index].delay(
+      // The delay clauses alone: calling `delay` on the rule itself copies all of it, names
+      // and hook included, as the generator is `inout`.
+      let delayClauses = RetryRule(
+        behavior: rules[index].behavior, jitter: rules[index].jitter,
+        maxDelay: rules[index].maxDelay)
+      var delay = delayClauses.delay(
         beforeRetry: made + 1, previous: made > 0 ? states[index].previousDelay : nil,
         using: &random)
       if rules[index].honorsRetryAfter,
