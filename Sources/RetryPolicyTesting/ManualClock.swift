@@ -195,8 +195,19 @@ extension Duration {
   /// The bound of virtual time: 2^50 s, about 36 million years.
   static let virtualTimeLimit: Duration = .seconds(1 << 50)
 
+  /// A bound within which sums and differences are exact and stay inside
+  /// ``virtualTimeLimit``: 2^48 s, so that the quick path needs no floating point.
+  private static let exactLimit: Duration = .seconds(1 << 48)
+
+  /// Whether `self` and `other` both lie strictly within ±``exactLimit``.
+  private func isExact(with other: Duration) -> Bool {
+    let limit = Duration.exactLimit
+    return Swift.max(self, other) < limit && Swift.min(self, other) > .zero - limit
+  }
+
   /// The sum, stopping at ±``virtualTimeLimit`` instead of overflowing.
   func saturatingSum(_ other: Duration) -> Duration {
+    if isExact(with: other) { return self + other }
     let total = self / .seconds(1) + other / .seconds(1)
     guard total.magnitude < Duration.virtualTimeLimit / .seconds(1) else {
       return total > 0 ? Duration.virtualTimeLimit : .zero - Duration.virtualTimeLimit
@@ -206,6 +217,7 @@ extension Duration {
 
   /// The difference, stopping at ±``virtualTimeLimit`` instead of overflowing.
   func saturatingDifference(_ other: Duration) -> Duration {
+    if isExact(with: other) { return self - other }
     let total = self / .seconds(1) - other / .seconds(1)
     guard total.magnitude < Duration.virtualTimeLimit / .seconds(1) else {
       return total > 0 ? Duration.virtualTimeLimit : .zero - Duration.virtualTimeLimit

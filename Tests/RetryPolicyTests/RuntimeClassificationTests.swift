@@ -27,6 +27,29 @@ struct RuntimeClassificationTests {
     #expect(ErrorClassification(error).matches(name) == matches)
   }
 
+  @Test(
+    "names are compared in full, never by prefix, with the generic arguments left out",
+    arguments: [
+      (APIError.serverError(code: 503) as any Error, "server", false),
+      (APIError.serverError(code: 503), "serverErrors", false),
+      (APIError.serverError(code: 503), "API", false),
+      (APIError.serverError(code: 503), "APIErrorX", false),
+      (APIError.serverError(code: 503), "", false),
+      (Envelope(payload: 1), "Envelope<Int>", false),
+      (Envelope(payload: 1), "Env", false),
+      (ConnectionLost(), "ConnectionLost\u{0}", false),
+    ])
+  func namesMatchInFull(error: any Error, name: String, matches: Bool) {
+    #expect(ErrorClassification(error).matches(name) == matches)
+  }
+
+  @Test("the lazily read type and case names are the type's and the case's")
+  func lazyNames() {
+    #expect(ErrorClassification(Envelope(payload: 1)).typeName == "Envelope")
+    #expect(ErrorClassification(APIError.serverError(code: 503)).caseName == "serverError")
+    #expect(ErrorClassification(ConnectionLost()).caseName == nil)
+  }
+
   @Test("a registered predicate adds a class, checked with the error itself")
   func registeredPredicate() {
     let predicates: [String: @Sendable (any Error) -> Bool] = [

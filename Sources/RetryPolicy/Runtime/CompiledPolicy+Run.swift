@@ -99,7 +99,11 @@ extension CompiledPolicy {
     while true {
       run.startAttempt()
       do {
-        let value = try await attempt(on: environment.clock, isolation: isolation, operation)
+        // Without `timeout`, an attempt is a plain call, with no function between.
+        let value =
+          attemptTimeout == nil
+          ? try await operation()
+          : try await attempt(on: environment.clock, isolation: isolation, operation)
         run.finishSucceeded()
         return value
       } catch {

@@ -10,7 +10,9 @@ package struct RetryRun: Sendable {
   /// The decisions so far.
   package private(set) var machine: RetryStateMachine
   private var random: any RandomNumberGenerator & Sendable
-  private let elapsed: @Sendable () -> Duration
+  /// When the run started on the environment's clock; read only when `within` or an observer
+  /// needs the elapsed time, so that other runs never read the clock.
+  private let start: (any InstantProtocol<Duration>)?
 
   /// Starts a run; `attempts` counts attempts already made (1 after a failed fast path).
   package init(policy: CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0) {
@@ -18,7 +20,8 @@ package struct RetryRun: Sendable {
     self.environment = environment
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.random = environment.random
-    self.elapsed = makeStopwatch(environment.clock)
+    let needsTime = policy.deadline != nil || environment.observer != nil
+    self.start = needsTime ? environment.clock.now : nil
   }
 
   /// Records that an attempt starts; the first one deposits into the budget.
@@ -40,7 +43,24 @@ package struct RetryRun: Sendable {
   /// exhausted, the deadline is near or the budget is empty; `CancellationError` when the task
   /// is cancelled; a hook's error when the hook throws; ``UnregisteredHookError`` for a hook
   /// name with no hook.
-  package mutating func recover(from error: any Error) async throws {
+  ///
+  /// It runs on the caller's executor (`nonisolated(nonsending)`): only the clock's sleep and
+  /// a hook may run elsewhere. A retry with neither delay nor hook does not suspend.
+  nonisolated(nonsending) package mutating func recover(from error: any Error) async throws {
+    let retry = try decideRetry(after: error)
+    if retry.delay > .zero || retry.hook != nil {
+      try await wait(retry.delay, then: retry.hook)
+    }
+    if Task.isCancelled { throw stop(.cancelled, error) }
+  }
+
+  /// What comes before the wait of a retry, all synchronous.
+  ///
+  /// Reports the failure, asks the state machine, finds the hook, draws on the budget and
+  /// reports the retry. Returns the delay and the hook, or throws what the run throws.
+  private mutating func decideRetry(
+    after error: any Error
+  ) throws -> (delay: Duration, hook: (@Sendable () async throws -> Void)?) {
     emit(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
@@ -50,7 +70,7 @@ package struct RetryRun: Sendable {
       throw stop(reason, error)
     case .retry(let index, let delay):
       var hook: (@Sendable () async throws -> Void)?
-      if let name = policy.rules[index].hook {
+      if let name = policy.rules.withUnsafeBufferPointer({ $0[index].hook }) {
         hook = environment.hooks[name]
         if hook == nil { throw stop(.hookFailed, UnregisteredHookError(name: name)) }
       }
@@ -58,21 +78,27 @@ package struct RetryRun: Sendable {
         throw stop(.budgetExhausted, error)
       }
       emit(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
-      if delay > .zero {
-        do {
-          try await environment.clock.sleep(for: delay)
-        } catch {
-          throw stop(.cancelled, error)
-        }
+      return (delay, hook)
+    }
+  }
+
+  /// Sleeps `delay` on the clock, then runs `hook`; throws as ``recover(from:)`` says.
+  nonisolated(nonsending) private func wait(
+    _ delay: Duration, then hook: (@Sendable () async throws -> Void)?
+  ) async throws {
+    if delay > .zero {
+      do {
+        try await environment.clock.sleep(for: delay)
+      } catch {
+        throw stop(.cancelled, error)
       }
-      if let hook {
-        do {
-          try await hook()
-        } catch {
-          throw stop(Task.isCancelled ? .cancelled : .hookFailed, error)
-        }
+    }
+    if let hook {
+      do {
+        try await hook()
+      } catch {
+        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error)
       }
-      if Task.isCancelled { throw stop(.cancelled, error) }
     }
   }
 
@@ -97,12 +123,21 @@ package struct RetryRun: Sendable {
   private func emit(_ event: RetryEvent) {
     environment.observer?(event)
   }
+
+  /// The time since the run started, or zero when nothing needs it (see ``start``).
+  private func elapsed() -> Duration {
+    guard let start else { return .zero }
+    return duration(since: start, on: environment.clock)
+  }
 }
 
-/// A function that tells the time passed on `clock` since the call.
-private func makeStopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-  let start = clock.now
-  return { start.duration(to: clock.now) }
+/// The time on `clock` since `start`, an instant `clock` gave; zero for an instant of another
+/// clock, which the driver never passes.
+private func duration<C: Clock<Duration>>(
+  since start: any InstantProtocol<Duration>, on clock: C
+) -> Duration {
+  guard let start = start as? C.Instant else { return .zero }
+  return start.duration(to: clock.now)
 }
 
 // MARK: - Attempts under `timeout`

@@ -21,18 +21,20 @@ package struct RetryStateMachine: Sendable {
   package private(set) var attempts: Int
   /// The delays decided so far, added up (saturating).
   package private(set) var totalDelay: Duration = .zero
+  /// Each rule's retries and last delay, inline for the first few rules.
+  private var ruleStates: RuleStates
+
   /// Retries made by each rule; each rule counts its own.
-  package private(set) var retriesByRule: [Int]
-  /// The delay each rule waited last, which decorrelated jitter grows from.
-  private var previousDelayByRule: [Duration?]
+  package var retriesByRule: [Int] {
+    rules.indices.map { ruleStates[$0].retries }
+  }
 
   /// Creates the state of a run of `policy` that has made `attempts` attempts so far.
   package init(policy: CompiledPolicy, attempts: Int = 0) {
     self.rules = policy.rules
     self.deadline = policy.deadline
     self.attempts = attempts
-    self.retriesByRule = Array(repeating: 0, count: policy.rules.count)
-    self.previousDelayByRule = Array(repeating: nil, count: policy.rules.count)
+    self.ruleStates = RuleStates(count: policy.rules.count)
   }
 
   /// Records that an attempt starts.
@@ -60,24 +62,52 @@ package struct RetryStateMachine: Sendable {
     using random: inout some RandomNumberGenerator
   ) -> Action {
     if isTaskCancelled || error.isCancellation { return .giveUp(.cancelled) }
-    guard let index = rules.firstIndex(where: error.isHandled(by:)) else {
-      return .giveUp(.errorNotMatched)
+    let states = ruleStates
+    // The rules are read through a buffer, which borrows each rule instead of copying it.
+    let decision = rules.withUnsafeBufferPointer { rules -> Decision in
+      var matched: Int?
+      for index in rules.indices
+      where error.isHandled(on: rules[index].errorClasses, except: rules[index].excludedClasses) {
+        matched = index
+        break
+      }
+      guard let index = matched else { return .giveUp(.errorNotMatched) }
+      let made = states[index].retries
+      if let limit = rules[index].behavior.maxCount, made >= limit {
+        return .giveUp(.retriesExhausted)
+      }
+      // The delay clauses alone: calling `delay` on the rule itself copies all of it, names
+      // and hook included, as the generator is `inout`.
+      let delayClauses = RetryRule(
+        behavior: rules[index].behavior, jitter: rules[index].jitter,
+        maxDelay: rules[index].maxDelay)
+      var delay = delayClauses.delay(
+        beforeRetry: made + 1, previous: made > 0 ? states[index].previousDelay : nil,
+        using: &random)
+      if rules[index].honorsRetryAfter,
+        let carried = (error.error as? any RetryAfterProviding)?.retryAfter
+      {
+        delay = Self.clamp(carried, cap: rules[index].maxDelay)
+      }
+      return .retry(rule: index, retry: made + 1, delay: delay)
     }
-    let rule = rules[index]
-    let made = retriesByRule[index]
-    if let limit = rule.behavior.maxCount, made >= limit { return .giveUp(.retriesExhausted) }
-    let retry = made + 1
-    var delay = rule.delay(beforeRetry: retry, previous: previousDelayByRule[index], using: &random)
-    if rule.honorsRetryAfter, let carried = (error.error as? any RetryAfterProviding)?.retryAfter {
-      delay = Self.clamp(carried, cap: rule.maxDelay)
+    switch decision {
+    case .giveUp(let reason):
+      return .giveUp(reason)
+    case .retry(let index, let retry, let delay):
+      if let deadline, Self.passes(deadline, after: elapsed, plus: delay) {
+        return .giveUp(.deadlineExceeded)
+      }
+      ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
+      totalDelay = totalDelay.addingClamped(delay)
+      return .retry(rule: index, delay: delay)
     }
-    if let deadline, Self.passes(deadline, after: elapsed, plus: delay) {
-      return .giveUp(.deadlineExceeded)
-    }
-    retriesByRule[index] = retry
-    previousDelayByRule[index] = delay
-    totalDelay = totalDelay.addingClamped(delay)
-    return .retry(rule: index, delay: delay)
+  }
+
+  /// What the rules say of a failure, before the deadline is checked and the retry counted.
+  private enum Decision {
+    case retry(rule: Int, retry: Int, delay: Duration)
+    case giveUp(RetryStopReason)
   }
 
   /// A carried delay within [0, cap], the cap being the rule's `max` or the saturation point.
@@ -95,13 +125,64 @@ package struct RetryStateMachine: Sendable {
   }
 }
 
+/// One rule's part of a run: the retries it made and the delay it waited last (meaningful
+/// once it has made a retry), which decorrelated jitter grows from.
+struct RuleState: Sendable {
+  var retries = 0
+  var previousDelay: Duration = .zero
+}
+
+/// The ``RuleState`` of each rule of a policy: the first four inline, so that a run of a
+/// typical policy allocates nothing for them; the rest in an array.
+struct RuleStates: Sendable {
+  private static let inlineCount = 4
+  private var inline = (RuleState(), RuleState(), RuleState(), RuleState())
+  private var overflow: [RuleState]
+
+  /// The states of `count` rules, none of which has retried.
+  init(count: Int) {
+    let extra = count - Self.inlineCount
+    overflow = extra > 0 ? Array(repeating: RuleState(), count: extra) : []
+  }
+
+  /// The state of rule `index`, which must be one of the `count` rules.
+  subscript(index: Int) -> RuleState {
+    get {
+      switch index {
+      case 0: inline.0
+      case 1: inline.1
+      case 2: inline.2
+      case 3: inline.3
+      default: overflow[index - Self.inlineCount]
+      }
+    }
+    set {
+      switch index {
+      case 0: inline.0 = newValue
+      case 1: inline.1 = newValue
+      case 2: inline.2 = newValue
+      case 3: inline.3 = newValue
+      default: overflow[index - Self.inlineCount] = newValue
+      }
+    }
+  }
+}
+
 extension Duration {
   /// The bound below which the runtime adds durations exactly: 2^50 s (about 36 million years),
   /// far inside what `Duration` can hold, so a sum of two such values never overflows.
   package static let clampLimit: Duration = .seconds(1 << 50)
 
+  /// A quarter of ``clampLimit``: two durations within it add up exactly, inside the limit.
+  private static let exactSumLimit: Duration = .seconds(1 << 48)
+
   /// The sum, stopping at ±``clampLimit`` instead of overflowing.
   package func addingClamped(_ other: Duration) -> Duration {
+    // Within ±2^48 s each, the sum is exact and below the limit: no floating point needed.
+    let exact = Duration.exactSumLimit
+    if Swift.max(self, other) < exact, Swift.min(self, other) > .zero - exact {
+      return self + other
+    }
     let total = self / .seconds(1) + other / .seconds(1)
     guard total.magnitude < Duration.clampLimit / .seconds(1) else {
       return total > 0 ? Duration.clampLimit : .zero - Duration.clampLimit
