@@ -85,9 +85,42 @@ final class Gate: Sendable {
   }
 }
 
-/// Waits, without a real timer of its own, until the task is cancelled, then throws.
+/// Waits, with no timer at all, until the task is cancelled, then throws `CancellationError`.
 func waitUntilCancelled() async throws {
-  try await Task.sleep(for: .seconds(3600))
+  let waiter = CancellationWaiter()
+  await withTaskCancellationHandler {
+    await withCheckedContinuation { continuation in waiter.park(continuation) }
+  } onCancel: {
+    waiter.cancel()
+  }
+  throw CancellationError()
+}
+
+/// A continuation parked until cancellation, resumed exactly once from either side.
+private final class CancellationWaiter: Sendable {
+  private struct State {
+    var continuation: CheckedContinuation<Void, Never>?
+    var isCancelled = false
+  }
+  private let state = Mutex(State())
+
+  func park(_ continuation: CheckedContinuation<Void, Never>) {
+    let resumeNow = state.withLock { state in
+      if state.isCancelled { return true }
+      state.continuation = continuation
+      return false
+    }
+    if resumeNow { continuation.resume() }
+  }
+
+  func cancel() {
+    let continuation = state.withLock { state in
+      state.isCancelled = true
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    continuation?.resume()
+  }
 }
 
 /// Moves `clock` forward by each step in turn, each once a task sleeps on it.
