@@ -43,7 +43,8 @@ struct PolicyChecker {
   private var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
   private var catchAllLine: Int?
-  private var ruleCount = 0
+  /// The number of rules (`retry` lines) checked.
+  private(set) var ruleCount = 0
   private var rules: [RetryRule] = []
 
   init(vocabulary: Vocabulary) {

@@ -25,6 +25,21 @@ package enum Parser {
     }
   }
 
+  /// Parses a policy file and hands each declaration to `visit` as soon as it is read, in
+  /// the order of the file, without keeping the tree or the comments; returns the
+  /// diagnostics, as `parseFile(_:)` does.
+  ///
+  /// Memory stays bounded by the largest declaration, whatever the length of the file.
+  package static func parseFile(
+    _ source: String, visit: (PolicyDeclarationSyntax) -> Void
+  ) -> [Diagnostic] {
+    withUTF8(source) { bytes in
+      var parser = PolicyParser(bytes: bytes, keepsComments: false)
+      _ = parser.parseFile(visit: visit)
+      return parser.finishedDiagnostics()
+    }
+  }
+
   /// Runs `body` over the UTF-8 bytes of `source`, without copying them when possible.
   private static func withUTF8<Result>(
     _ source: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result
@@ -51,8 +66,9 @@ struct PolicyParser {
   /// Whether `}` ends the current line (inside a block).
   private var isInBlock = false
 
-  init(bytes: UnsafeBufferPointer<UInt8>) {
+  init(bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool = true) {
     lexer = Lexer(bytes: bytes)
+    lexer.keepsComments = keepsComments
     token = lexer.next()
   }
 
@@ -120,13 +136,20 @@ struct PolicyParser {
 
   // MARK: Files
 
+  /// Parses a whole file.
   mutating func parseFile() -> SourceFileSyntax {
     var policies: [PolicyDeclarationSyntax] = []
+    let range = parseFile { policies.append($0) }
+    return SourceFileSyntax(policies: policies, comments: lexer.comments, range: range)
+  }
+
+  /// Parses a whole file, handing each declaration to `visit`; returns the file's range.
+  mutating func parseFile(visit: (PolicyDeclarationSyntax) -> Void) -> SourceRange {
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
       if token.keyword == .policy {
-        if let declaration = parseDeclaration() { policies.append(declaration) }
+        if let declaration = parseDeclaration() { visit(declaration) }
       } else {
         if token.kind != .error {
           let suggestion =
@@ -136,8 +159,7 @@ struct PolicyParser {
         skipToNextPolicy()
       }
     }
-    let range = SourceRange(start: .start, end: token.range.end)
-    return SourceFileSyntax(policies: policies, comments: lexer.comments, range: range)
+    return SourceRange(start: .start, end: token.range.end)
   }
 
   /// Parses `policy NAME = LINE` or `policy NAME { LINES }`; nil when it cannot be recorded.
