@@ -61,21 +61,32 @@ struct PolicyChecker {
   mutating func compile(
     _ body: PolicyBodySyntax, name: String?, emptyRange: SourceRange, hasSyntaxErrors: Bool
   ) -> CompiledPolicy? {
-    if hasSyntaxErrors { isIncomplete = true }
-    for line in body.lines {
-      if let head = line.head {
-        checkRule(head: head, clauses: line.clauses)
-      } else {
-        for clause in line.clauses {
-          if clause.isPolicyWide {
-            checkPolicyWide(clause)
-          } else {
-            // Rule clauses without `retry`: the parser reports `expected-retry`.
-            isIncomplete = true
-          }
+    for line in body.lines { check(line) }
+    return finish(name: name, emptyRange: emptyRange, hasSyntaxErrors: hasSyntaxErrors)
+  }
+
+  /// Checks one line of a policy body, in the order of the body.
+  mutating func check(_ line: LineSyntax) {
+    if let head = line.head {
+      checkRule(head: head, clauses: line.clauses)
+    } else {
+      for clause in line.clauses {
+        if clause.isPolicyWide {
+          checkPolicyWide(clause)
+        } else {
+          // Rule clauses without `retry`: the parser reports `expected-retry`.
+          isIncomplete = true
         }
       }
     }
+  }
+
+  /// Finishes the checks of a body whose lines were given to `check(_:)`, and returns its
+  /// compiled form, or nil when anything is wrong; the parameters are those of `compile`.
+  mutating func finish(name: String?, emptyRange: SourceRange, hasSyntaxErrors: Bool)
+    -> CompiledPolicy?
+  {
+    if hasSyntaxErrors { isIncomplete = true }
     finishPolicy(name: name, emptyRange: emptyRange, hasSyntaxErrors: hasSyntaxErrors)
     guard !hasErrors, !isIncomplete, !rules.isEmpty else { return nil }
     return CompiledPolicy(

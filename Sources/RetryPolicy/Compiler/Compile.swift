@@ -12,11 +12,12 @@ import Foundation
 ///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
 public func compile(policy source: String, vocabulary: Vocabulary = .open) throws -> CompiledPolicy
 {
-  let (body, _, syntaxDiagnostics) = Parser.parsePolicy(source)
-  let hasSyntaxErrors = syntaxDiagnostics.contains { $0.severity == .error }
+  // Each line is checked as soon as it is read: no tree of the whole text is built.
   var checker = PolicyChecker(vocabulary: vocabulary)
-  let policy = checker.compile(
-    body, name: nil, emptyRange: body.range, hasSyntaxErrors: hasSyntaxErrors)
+  let (bodyRange, syntaxDiagnostics) = Parser.parsePolicy(source) { checker.check($0) }
+  let hasSyntaxErrors = syntaxDiagnostics.contains { $0.severity == .error }
+  let policy = checker.finish(
+    name: nil, emptyRange: bodyRange, hasSyntaxErrors: hasSyntaxErrors)
   if let policy { return policy }
   throw PolicyCompileError(
     diagnostics: PolicyChecker.sortedByPosition(syntaxDiagnostics + checker.diagnostics),

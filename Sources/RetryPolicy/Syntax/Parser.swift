@@ -40,6 +40,19 @@ package enum Parser {
     }
   }
 
+  /// Parses the text of one policy and hands each line to `visit` as soon as it is read,
+  /// without keeping the tree or the comments; returns the body's range and the
+  /// diagnostics, as `parsePolicy(_:)` does.
+  package static func parsePolicy(
+    _ source: String, visit: (LineSyntax) -> Void
+  ) -> (SourceRange, [Diagnostic]) {
+    withUTF8(source) { bytes in
+      var parser = PolicyParser(bytes: bytes, keepsComments: false)
+      let range = parser.parsePolicyText(visit: visit)
+      return (range, parser.finishedDiagnostics())
+    }
+  }
+
   /// Runs `body` over the UTF-8 bytes of `source`, without copying them when possible.
   private static func withUTF8<Result>(
     _ source: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result
@@ -269,20 +282,32 @@ struct PolicyParser {
 
   mutating func parsePolicyText() -> PolicyBodySyntax {
     var lines: [LineSyntax] = []
+    let range = parsePolicyText { lines.append($0) }
+    return PolicyBodySyntax(lines: lines, range: range)
+  }
+
+  /// Parses the text of one policy, handing each line to `visit` as soon as it is read;
+  /// returns the body's range: from the first line to the last, or empty at the end.
+  mutating func parsePolicyText(visit: (LineSyntax) -> Void) -> SourceRange {
+    var first: SourceLocation?
+    var last = SourceLocation.start
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
-      parseLine(isPolicyText: true, into: &lines)
+      if let line = parseLine(isPolicyText: true) {
+        if first == nil { first = line.range.start }
+        last = line.range.end
+        visit(line)
+      }
     }
-    if lines.isEmpty && lexer.diagnostics.isEmpty {
+    if first == nil && lexer.diagnostics.isEmpty {
       report(.emptyPolicy(), at: SourceRange(start: .start, end: .start))
     }
-    guard let first = lines.first, let last = lines.last else {
+    guard let first else {
       let here = token.range.end
-      return PolicyBodySyntax(lines: [], range: SourceRange(start: here, end: here))
+      return SourceRange(start: here, end: here)
     }
-    return PolicyBodySyntax(
-      lines: lines, range: SourceRange(start: first.range.start, end: last.range.end))
+    return SourceRange(start: first, end: last)
   }
 
   // MARK: Lines
@@ -290,6 +315,11 @@ struct PolicyParser {
   /// Parses one line, up to (not including) its end, and adds it to `lines` unless nothing
   /// could be recorded.
   private mutating func parseLine(isPolicyText: Bool, into lines: inout [LineSyntax]) {
+    if let line = parseLine(isPolicyText: isPolicyText) { lines.append(line) }
+  }
+
+  /// Parses one line, up to (not including) its end; nil when nothing could be recorded.
+  private mutating func parseLine(isPolicyText: Bool) -> LineSyntax? {
     let start = token.range.start
     var head: RetryHeadSyntax?
     var clauses: [ClauseSyntax] = []
@@ -317,9 +347,9 @@ struct PolicyParser {
         skipToClause()
       }
     }
-    if head == nil && clauses.isEmpty { return }
-    lines.append(
-      LineSyntax(head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd)))
+    if head == nil && clauses.isEmpty { return nil }
+    return LineSyntax(
+      head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd))
   }
 
   /// Reports the current token where a clause (or a line) was expected.
