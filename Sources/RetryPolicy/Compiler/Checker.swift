@@ -30,17 +30,21 @@ struct PolicyChecker {
   private var isIncomplete = false
 
   // Policy-wide state.
-  private var withinClause: ClauseSyntax?
+  /// The first `within`: its keyword's range and its duration as written.
+  private var withinClause: (keywordRange: SourceRange, literal: DurationLiteralSyntax)?
   private var deadline: Duration?
-  private var timeoutClause: ClauseSyntax?
+  /// The first `timeout`: its keyword's range and its duration as written.
+  private var timeoutClause: (keywordRange: SourceRange, literal: DurationLiteralSyntax)?
   private var attemptTimeout: Duration?
-  private var budgetClause: ClauseSyntax?
+  /// The range of the first `budget` keyword.
+  private var budgetClause: SourceRange?
   private var budgetRatio: Double?
   /// The counts of `retry forever` heads, checked against `within` at the end.
   private var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
   private var catchAllLine: Int?
-  private var ruleCount = 0
+  /// The number of rules (`retry` lines) checked.
+  private(set) var ruleCount = 0
   private var rules: [RetryRule] = []
 
   init(vocabulary: Vocabulary) {
@@ -57,21 +61,32 @@ struct PolicyChecker {
   mutating func compile(
     _ body: PolicyBodySyntax, name: String?, emptyRange: SourceRange, hasSyntaxErrors: Bool
   ) -> CompiledPolicy? {
-    if hasSyntaxErrors { isIncomplete = true }
-    for line in body.lines {
-      if let head = line.head {
-        checkRule(head: head, clauses: line.clauses)
-      } else {
-        for clause in line.clauses {
-          if clause.isPolicyWide {
-            checkPolicyWide(clause)
-          } else {
-            // Rule clauses without `retry`: the parser reports `expected-retry`.
-            isIncomplete = true
-          }
+    for line in body.lines { check(line) }
+    return finish(name: name, emptyRange: emptyRange, hasSyntaxErrors: hasSyntaxErrors)
+  }
+
+  /// Checks one line of a policy body, in the order of the body.
+  mutating func check(_ line: LineSyntax) {
+    if let head = line.head {
+      checkRule(head: head, clauses: line.clauses)
+    } else {
+      for clause in line.clauses {
+        if clause.isPolicyWide {
+          checkPolicyWide(clause)
+        } else {
+          // Rule clauses without `retry`: the parser reports `expected-retry`.
+          isIncomplete = true
         }
       }
     }
+  }
+
+  /// Finishes the checks of a body whose lines were given to `check(_:)`, and returns its
+  /// compiled form, or nil when anything is wrong; the parameters are those of `compile`.
+  mutating func finish(name: String?, emptyRange: SourceRange, hasSyntaxErrors: Bool)
+    -> CompiledPolicy?
+  {
+    if hasSyntaxErrors { isIncomplete = true }
     finishPolicy(name: name, emptyRange: emptyRange, hasSyntaxErrors: hasSyntaxErrors)
     guard !hasErrors, !isIncomplete, !rules.isEmpty else { return nil }
     return CompiledPolicy(
@@ -90,13 +105,30 @@ struct PolicyChecker {
 
   /// Whether `clause` is the first of its kind: otherwise reports `duplicate-clause` with a
   /// note at the first.
-  private mutating func isFirst(_ clause: ClauseSyntax, after first: ClauseSyntax?) -> Bool {
+  private mutating func isFirst(_ clause: ClauseSyntax, after first: SourceRange?) -> Bool {
     guard let first else { return true }
     let keyword = clause.keyword
     report(
       .duplicateClause(keyword, isPolicyWide: clause.isPolicyWide), at: clause.keywordRange,
-      notes: [Diagnostic(.firstGivenHere(keyword), at: first.keywordRange)])
+      notes: [Diagnostic(.firstGivenHere(keyword), at: first)])
     return false
+  }
+
+  /// Whether `clauses[index]` is the first of its kind, `clauses[first]` being the first
+  /// seen, if any: otherwise reports `duplicate-clause` with a note at the first.
+  private mutating func isFirst(_ clauses: [ClauseSyntax], _ index: Int, after first: Int?)
+    -> Bool
+  {
+    guard let first else { return true }
+    return isFirst(clauses[index], after: clauses[first].keywordRange)
+  }
+
+  /// The texts of names, for a compiled rule.
+  private static func texts(of names: [NameSyntax]) -> [String] {
+    var texts: [String] = []
+    texts.reserveCapacity(names.count)
+    for name in names { texts.append(name.text) }
+    return texts
   }
 
   // MARK: Rules
@@ -158,68 +190,87 @@ struct PolicyChecker {
       foreverCounts.append(head.countRange)
     }
 
-    var onClause: ClauseSyntax?
-    var exceptClause: ClauseSyntax?
-    var delayClause: ClauseSyntax?
-    var jitterClause: ClauseSyntax?
-    var maxClause: ClauseSyntax?
-    var afterClause: ClauseSyntax?
-    var honoringClause: ClauseSyntax?
+    // Clauses are referred to by their index in `clauses`, not copied: a clause is a large
+    // value, and this runs for every rule of every policy.
+    var onIndex: Int?
+    var exceptIndex: Int?
+    var delayIndex: Int?
+    var jitterIndex: Int?
+    var maxIndex: Int?
+    var afterIndex: Int?
+    var honoringIndex: Int?
     var shape: DelayShape?
     var jitter: Jitter?
     var cap: Duration?
+    var onNames: [NameSyntax]?
+    var exceptNames: [NameSyntax]?
+    var hook: String?
+    var retriesImmediately = true
 
-    for clause in clauses {
-      switch clause.kind {
+    for index in clauses.indices {
+      switch clauses[index].kind {
       case .within, .timeout, .budget:
-        checkPolicyWide(clause)
+        checkPolicyWide(clauses[index])
       case .on(let names):
         checkErrorClasses(names)
-        if isFirst(clause, after: onClause) { onClause = clause }
+        if isFirst(clauses, index, after: onIndex) {
+          onIndex = index
+          onNames = names
+        }
       case .except(let names):
         checkErrorClasses(names)
-        if isFirst(clause, after: exceptClause) { exceptClause = clause }
+        if isFirst(clauses, index, after: exceptIndex) {
+          exceptIndex = index
+          exceptNames = names
+        }
       case .immediately, .delay, .backoff, .delays:
-        let checked = checkDelayClause(clause)
-        if let first = delayClause {
-          if first.keyword == clause.keyword {
-            _ = isFirst(clause, after: first)
+        let checked = checkDelayClause(clauses[index])
+        if let first = delayIndex {
+          let keyword = clauses[index].keyword
+          let firstKeyword = clauses[first].keyword
+          if firstKeyword == keyword {
+            _ = isFirst(clauses, index, after: first)
           } else {
             report(
-              .conflictingDelay(clause.keyword, with: first.keyword), at: clause.keywordRange,
-              notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.keywordRange)])
+              .conflictingDelay(keyword, with: firstKeyword), at: clauses[index].keywordRange,
+              notes: [Diagnostic(.firstGivenHere(firstKeyword), at: clauses[first].keywordRange)]
+            )
           }
         } else {
-          delayClause = clause
+          delayIndex = index
           shape = checked
+          if case .immediately = clauses[index].kind {} else { retriesImmediately = false }
         }
       case .jitter(let syntax):
         let checked = checkJitter(syntax)
-        if isFirst(clause, after: jitterClause) {
-          jitterClause = clause
+        if isFirst(clauses, index, after: jitterIndex) {
+          jitterIndex = index
           jitter = checked
         }
       case .max(let literal):
         let checked = checkDuration(literal, of: "max", mustBePositive: true)
-        if isFirst(clause, after: maxClause) {
-          maxClause = clause
+        if isFirst(clauses, index, after: maxIndex) {
+          maxIndex = index
           cap = checked
         }
       case .after(let name):
         checkHook(name)
-        if isFirst(clause, after: afterClause) { afterClause = clause }
+        if isFirst(clauses, index, after: afterIndex) {
+          afterIndex = index
+          hook = name.text
+        }
       case .honoringRetryAfter:
-        if isFirst(clause, after: honoringClause) { honoringClause = clause }
+        if isFirst(clauses, index, after: honoringIndex) { honoringIndex = index }
       }
     }
 
     var errorClasses: [String] = []
     var excludedClasses: [String] = []
-    if case .on(let names)? = onClause?.kind { errorClasses = names.map(\.text) }
-    if case .except(let names)? = exceptClause?.kind {
-      excludedClasses = names.map(\.text)
-      if case .on(let included)? = onClause?.kind {
-        for name in names {
+    if let onNames { errorClasses = Self.texts(of: onNames) }
+    if let exceptNames {
+      excludedClasses = Self.texts(of: exceptNames)
+      if let included = onNames {
+        for name in exceptNames {
           guard let first = included.first(where: { $0.text == name.text }) else { continue }
           report(
             .classInOnAndExcept(name.text), at: name.range,
@@ -228,40 +279,37 @@ struct PolicyChecker {
       }
     }
 
-    let retriesImmediately = delayClause.map { $0.kind == .immediately } ?? true
-    if let jitterClause, retriesImmediately {
-      report(.jitterWithoutDelay, at: jitterClause.keywordRange)
+    if let jitterIndex, retriesImmediately {
+      report(.jitterWithoutDelay, at: clauses[jitterIndex].keywordRange)
     }
-    if let maxClause {
+    if let maxIndex {
       if retriesImmediately || shape?.isAlwaysZero == true {
-        report(.capWithoutDelay, at: maxClause.keywordRange)
+        report(.capWithoutDelay, at: clauses[maxIndex].keywordRange)
       } else if let cap, let first = shape?.firstDelay, cap < first,
-        case .max(let literal) = maxClause.kind
+        case .max(let literal) = clauses[maxIndex].kind
       {
         report(
           .capBelowFirstDelay(cap: literal.text, firstDelay: first.policyText),
-          at: maxClause.keywordRange)
+          at: clauses[maxIndex].keywordRange)
       }
     }
 
     if let catchAllLine {
       report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
-    } else if exceptClause == nil, onClause == nil || errorClasses.contains("any") {
+    } else if exceptIndex == nil, onIndex == nil || errorClasses.contains("any") {
       catchAllLine = head.range.start.line
     }
 
     // A missing value here was reported above (or by the parser): nothing to compile.
     guard maxCount != nil || head.count == .forever else { return }
-    if delayClause != nil && shape == nil { return }
-    if jitterClause != nil && jitter == nil { return }
-    if maxClause != nil && cap == nil { return }
-    var hook: String?
-    if case .after(let name)? = afterClause?.kind { hook = name.text }
+    if delayIndex != nil && shape == nil { return }
+    if jitterIndex != nil && jitter == nil { return }
+    if maxIndex != nil && cap == nil { return }
     rules.append(
       RetryRule(
         behavior: (shape ?? .immediate).behavior(maxCount: maxCount),
         errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: jitter,
-        maxDelay: cap, hook: hook, honorsRetryAfter: honoringClause != nil))
+        maxDelay: cap, hook: hook, honorsRetryAfter: honoringIndex != nil))
   }
 
   /// Checks `immediately`, `delay`, `backoff` or `delays`; nil when an argument is wrong.
@@ -385,14 +433,14 @@ struct PolicyChecker {
     switch clause.kind {
     case .within(let literal):
       let checked = checkDuration(literal, of: "within", mustBePositive: true)
-      if isFirst(clause, after: withinClause) {
-        withinClause = clause
+      if isFirst(clause, after: withinClause?.keywordRange) {
+        withinClause = (clause.keywordRange, literal)
         deadline = checked
       }
     case .timeout(let literal):
       let checked = checkDuration(literal, of: "timeout", mustBePositive: true)
-      if isFirst(clause, after: timeoutClause) {
-        timeoutClause = clause
+      if isFirst(clause, after: timeoutClause?.keywordRange) {
+        timeoutClause = (clause.keywordRange, literal)
         attemptTimeout = checked
       }
     case .budget(let number):
@@ -407,7 +455,7 @@ struct PolicyChecker {
         isIncomplete = true
       }
       if isFirst(clause, after: budgetClause) {
-        budgetClause = clause
+        budgetClause = clause.keywordRange
         budgetRatio = checked
       }
     default:
@@ -421,11 +469,11 @@ struct PolicyChecker {
       for range in foreverCounts { report(.foreverWithoutWithin, at: range) }
     }
     if let attemptTimeout, let deadline, attemptTimeout >= deadline,
-      let timeoutClause, case .timeout(let timeout) = timeoutClause.kind,
-      case .within(let within)? = withinClause?.kind
+      let timeoutClause, let withinClause
     {
       report(
-        .timeoutNotBelowDeadline(timeout: timeout.text, deadline: within.text),
+        .timeoutNotBelowDeadline(
+          timeout: timeoutClause.literal.text, deadline: withinClause.literal.text),
         at: timeoutClause.keywordRange)
     }
     if ruleCount == 0 && !hasSyntaxErrors {

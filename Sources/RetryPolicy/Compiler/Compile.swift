@@ -12,11 +12,12 @@ import Foundation
 ///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
 public func compile(policy source: String, vocabulary: Vocabulary = .open) throws -> CompiledPolicy
 {
-  let (body, _, syntaxDiagnostics) = Parser.parsePolicy(source)
-  let hasSyntaxErrors = syntaxDiagnostics.contains { $0.severity == .error }
+  // Each line is checked as soon as it is read: no tree of the whole text is built.
   var checker = PolicyChecker(vocabulary: vocabulary)
-  let policy = checker.compile(
-    body, name: nil, emptyRange: body.range, hasSyntaxErrors: hasSyntaxErrors)
+  let (bodyRange, syntaxDiagnostics) = Parser.parsePolicy(source) { checker.check($0) }
+  let hasSyntaxErrors = syntaxDiagnostics.contains { $0.severity == .error }
+  let policy = checker.finish(
+    name: nil, emptyRange: bodyRange, hasSyntaxErrors: hasSyntaxErrors)
   if let policy { return policy }
   throw PolicyCompileError(
     diagnostics: PolicyChecker.sortedByPosition(syntaxDiagnostics + checker.diagnostics),
@@ -30,11 +31,92 @@ public func compile(policy source: String, vocabulary: Vocabulary = .open) throw
 public func compile(
   policyFile source: String, sourceName: String = "<file>", vocabulary: Vocabulary = .open
 ) throws -> PolicyFile {
-  let analysis = analyze(policyFile: source, vocabulary: vocabulary)
-  guard !analysis.hasErrors else {
-    throw PolicyCompileError(diagnostics: analysis.diagnostics, sourceName: sourceName)
+  // What `analyze(policyFile:)` does, declaration by declaration as the parser reads them,
+  // so that no tree of the whole file is kept: each policy is checked and compiled, and its
+  // tree dropped, before the next is read. Only whether a policy had a syntax error waits for
+  // the end (a diagnostic can point at the start of the next declaration); the checker runs
+  // as if it had none, and what a syntax error changes is undone at the end.
+  var checked: [CheckedDeclaration] = []
+  var checkerDiagnostics: [Diagnostic] = []
+  var nameDiagnostics: [Diagnostic] = []
+  var firsts: [String: SourceRange] = [:]
+  let syntaxDiagnostics = Parser.parseFile(source) { declaration in
+    let name = declaration.name
+    var isDuplicate = false
+    if !name.text.isEmpty {
+      if let first = firsts[name.text] {
+        isDuplicate = true
+        nameDiagnostics.append(
+          Diagnostic(
+            .duplicatePolicy(name.text), at: name.range,
+            notes: [Diagnostic(.firstGivenHere(name.text), at: first)]))
+      } else {
+        firsts[name.text] = name.range
+      }
+    }
+    var checker = PolicyChecker(vocabulary: vocabulary)
+    let policy = checker.compile(
+      declaration.body, name: name.text, emptyRange: name.range, hasSyntaxErrors: false)
+    checked.append(
+      CheckedDeclaration(
+        start: declaration.range.start.offset, end: declaration.range.end.offset,
+        policy: isDuplicate ? nil : policy,
+        withoutRuleIndex: checker.ruleCount == 0
+          ? checkerDiagnostics.count + checker.diagnostics.count - 1 : nil))
+    checkerDiagnostics += checker.diagnostics
   }
-  return PolicyFile(policies: analysis.policies)
+  // The offsets of syntax errors, in order, to find those within each declaration.
+  var errorOffsets: [Int] = []
+  for diagnostic in syntaxDiagnostics where diagnostic.severity == .error {
+    errorOffsets.append(diagnostic.range.start.offset)
+  }
+  errorOffsets.sort()
+  var policies: [CompiledPolicy] = []
+  policies.reserveCapacity(checked.count)
+  var removed: [Int] = []
+  for declaration in checked {
+    let hasSyntaxErrors =
+      !errorOffsets.isEmpty
+      && containsOffset(in: declaration.start...declaration.end, errorOffsets)
+    if hasSyntaxErrors {
+      // The checker does not report a missing rule in a policy the parser already faulted.
+      if let index = declaration.withoutRuleIndex { removed.append(index) }
+    } else if let policy = declaration.policy {
+      policies.append(policy)
+    }
+  }
+  if syntaxDiagnostics.isEmpty && nameDiagnostics.isEmpty && checkerDiagnostics.isEmpty {
+    return PolicyFile(policies: policies)
+  }
+  for index in removed.reversed() { checkerDiagnostics.remove(at: index) }
+  let diagnostics = PolicyChecker.sortedByPosition(
+    syntaxDiagnostics + nameDiagnostics + checkerDiagnostics)
+  guard diagnostics.contains(where: { $0.severity == .error }) else {
+    return PolicyFile(policies: policies)
+  }
+  throw PolicyCompileError(diagnostics: diagnostics, sourceName: sourceName)
+}
+
+/// Whether any of the ascending `offsets` lies in `range`.
+private func containsOffset(in range: ClosedRange<Int>, _ offsets: [Int]) -> Bool {
+  var low = 0
+  var high = offsets.count
+  while low < high {
+    let middle = low + (high - low) / 2
+    if offsets[middle] < range.lowerBound { low = middle + 1 } else { high = middle }
+  }
+  return low < offsets.count && offsets[low] <= range.upperBound
+}
+
+/// What `compile(policyFile:)` keeps of a declaration until the file's end.
+private struct CheckedDeclaration {
+  /// The offsets of the declaration's first byte and of the byte just past it.
+  var start: Int
+  var end: Int
+  /// The compiled policy if the checker found nothing wrong and the name is not a duplicate.
+  var policy: CompiledPolicy?
+  /// The index of the `policy-without-rule` diagnostic in the checker's diagnostics, if any.
+  var withoutRuleIndex: Int?
 }
 
 /// The compiled policies of one policy file, by name.

@@ -13,8 +13,10 @@ struct Lexer {
   private(set) var line = 1
   /// The column of `offset` in Unicode scalars, from 1.
   private(set) var column = 1
-  /// Every comment read so far, in order.
+  /// Every comment read so far, in order (none when `keepsComments` is false).
   var comments: [CommentSyntax] = []
+  /// Whether comments are collected; only the printer needs them.
+  var keepsComments = true
   /// Every diagnostic so far; the parser adds its own here too.
   var diagnostics: [Diagnostic] = []
 
@@ -133,6 +135,7 @@ struct Lexer {
     while offset < bytes.count, bytes[offset] != .lineFeed, bytes[offset] != .carriageReturn {
       step()
     }
+    guard keepsComments else { return }
     comments.append(
       CommentSyntax(
         text: text(start.offset, offset), range: SourceRange(start: start, end: location)))

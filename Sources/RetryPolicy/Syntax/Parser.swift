@@ -25,6 +25,34 @@ package enum Parser {
     }
   }
 
+  /// Parses a policy file and hands each declaration to `visit` as soon as it is read, in
+  /// the order of the file, without keeping the tree or the comments; returns the
+  /// diagnostics, as `parseFile(_:)` does.
+  ///
+  /// Memory stays bounded by the largest declaration, whatever the length of the file.
+  package static func parseFile(
+    _ source: String, visit: (PolicyDeclarationSyntax) -> Void
+  ) -> [Diagnostic] {
+    withUTF8(source) { bytes in
+      var parser = PolicyParser(bytes: bytes, keepsComments: false)
+      _ = parser.parseFile(visit: visit)
+      return parser.finishedDiagnostics()
+    }
+  }
+
+  /// Parses the text of one policy and hands each line to `visit` as soon as it is read,
+  /// without keeping the tree or the comments; returns the body's range and the
+  /// diagnostics, as `parsePolicy(_:)` does.
+  package static func parsePolicy(
+    _ source: String, visit: (LineSyntax) -> Void
+  ) -> (SourceRange, [Diagnostic]) {
+    withUTF8(source) { bytes in
+      var parser = PolicyParser(bytes: bytes, keepsComments: false)
+      let range = parser.parsePolicyText(visit: visit)
+      return (range, parser.finishedDiagnostics())
+    }
+  }
+
   /// Runs `body` over the UTF-8 bytes of `source`, without copying them when possible.
   private static func withUTF8<Result>(
     _ source: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result
@@ -51,8 +79,9 @@ struct PolicyParser {
   /// Whether `}` ends the current line (inside a block).
   private var isInBlock = false
 
-  init(bytes: UnsafeBufferPointer<UInt8>) {
+  init(bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool = true) {
     lexer = Lexer(bytes: bytes)
+    lexer.keepsComments = keepsComments
     token = lexer.next()
   }
 
@@ -120,13 +149,20 @@ struct PolicyParser {
 
   // MARK: Files
 
+  /// Parses a whole file.
   mutating func parseFile() -> SourceFileSyntax {
     var policies: [PolicyDeclarationSyntax] = []
+    let range = parseFile { policies.append($0) }
+    return SourceFileSyntax(policies: policies, comments: lexer.comments, range: range)
+  }
+
+  /// Parses a whole file, handing each declaration to `visit`; returns the file's range.
+  mutating func parseFile(visit: (PolicyDeclarationSyntax) -> Void) -> SourceRange {
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
       if token.keyword == .policy {
-        if let declaration = parseDeclaration() { policies.append(declaration) }
+        if let declaration = parseDeclaration() { visit(declaration) }
       } else {
         if token.kind != .error {
           let suggestion =
@@ -136,8 +172,7 @@ struct PolicyParser {
         skipToNextPolicy()
       }
     }
-    let range = SourceRange(start: .start, end: token.range.end)
-    return SourceFileSyntax(policies: policies, comments: lexer.comments, range: range)
+    return SourceRange(start: .start, end: token.range.end)
   }
 
   /// Parses `policy NAME = LINE` or `policy NAME { LINES }`; nil when it cannot be recorded.
@@ -247,20 +282,32 @@ struct PolicyParser {
 
   mutating func parsePolicyText() -> PolicyBodySyntax {
     var lines: [LineSyntax] = []
+    let range = parsePolicyText { lines.append($0) }
+    return PolicyBodySyntax(lines: lines, range: range)
+  }
+
+  /// Parses the text of one policy, handing each line to `visit` as soon as it is read;
+  /// returns the body's range: from the first line to the last, or empty at the end.
+  mutating func parsePolicyText(visit: (LineSyntax) -> Void) -> SourceRange {
+    var first: SourceLocation?
+    var last = SourceLocation.start
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
-      parseLine(isPolicyText: true, into: &lines)
+      if let line = parseLine(isPolicyText: true) {
+        if first == nil { first = line.range.start }
+        last = line.range.end
+        visit(line)
+      }
     }
-    if lines.isEmpty && lexer.diagnostics.isEmpty {
+    if first == nil && lexer.diagnostics.isEmpty {
       report(.emptyPolicy(), at: SourceRange(start: .start, end: .start))
     }
-    guard let first = lines.first, let last = lines.last else {
+    guard let first else {
       let here = token.range.end
-      return PolicyBodySyntax(lines: [], range: SourceRange(start: here, end: here))
+      return SourceRange(start: here, end: here)
     }
-    return PolicyBodySyntax(
-      lines: lines, range: SourceRange(start: first.range.start, end: last.range.end))
+    return SourceRange(start: first, end: last)
   }
 
   // MARK: Lines
@@ -268,6 +315,11 @@ struct PolicyParser {
   /// Parses one line, up to (not including) its end, and adds it to `lines` unless nothing
   /// could be recorded.
   private mutating func parseLine(isPolicyText: Bool, into lines: inout [LineSyntax]) {
+    if let line = parseLine(isPolicyText: isPolicyText) { lines.append(line) }
+  }
+
+  /// Parses one line, up to (not including) its end; nil when nothing could be recorded.
+  private mutating func parseLine(isPolicyText: Bool) -> LineSyntax? {
     let start = token.range.start
     var head: RetryHeadSyntax?
     var clauses: [ClauseSyntax] = []
@@ -295,9 +347,9 @@ struct PolicyParser {
         skipToClause()
       }
     }
-    if head == nil && clauses.isEmpty { return }
-    lines.append(
-      LineSyntax(head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd)))
+    if head == nil && clauses.isEmpty { return nil }
+    return LineSyntax(
+      head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd))
   }
 
   /// Reports the current token where a clause (or a line) was expected.

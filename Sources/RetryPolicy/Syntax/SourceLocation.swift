@@ -3,18 +3,34 @@
 /// Columns count Unicode scalars, so a policy that contains `é` before an error
 /// still points at the right character. `offset` is the UTF-8 byte offset, for tools.
 public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
+  // Stored in 32 bits each, so that the ranges every syntax node and token carries stay small
+  // (a range is 24 bytes). Values outside 0...UInt32.max are clamped: a text longer than
+  // 4 GiB has its later places clamped, and nothing traps.
+  private var storedLine: UInt32
+  private var storedColumn: UInt32
+  private var storedOffset: UInt32
+
   /// The line, counted from 1.
-  public var line: Int
+  public var line: Int {
+    get { Int(storedLine) }
+    set { storedLine = UInt32(clamping: newValue) }
+  }
   /// The column in Unicode scalars, counted from 1.
-  public var column: Int
+  public var column: Int {
+    get { Int(storedColumn) }
+    set { storedColumn = UInt32(clamping: newValue) }
+  }
   /// The offset in UTF-8 bytes from the start of the text, counted from 0.
-  public var offset: Int
+  public var offset: Int {
+    get { Int(storedOffset) }
+    set { storedOffset = UInt32(clamping: newValue) }
+  }
 
   /// Creates a location from a line, a column and a byte offset.
   public init(line: Int, column: Int, offset: Int) {
-    self.line = line
-    self.column = column
-    self.offset = offset
+    storedLine = UInt32(clamping: line)
+    storedColumn = UInt32(clamping: column)
+    storedOffset = UInt32(clamping: offset)
   }
 
   /// The first character of a text.
@@ -25,7 +41,7 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
 
   /// Orders locations by their place in the text.
   public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
-    lhs.offset < rhs.offset
+    lhs.storedOffset < rhs.storedOffset
   }
 }
 
