@@ -5,7 +5,9 @@
 // Besides "no crash, no hang, no sanitizer report", it asserts two properties and traps when
 // they fail, so libFuzzer records the input:
 // - text with no errors prints in canonical form, and that form compiles to the same policies;
-// - printing the canonical form again changes nothing.
+// - printing the canonical form again changes nothing;
+// - `compile(policyFile:)` and `compile(policy:)`, which check and compile as they parse,
+//   agree with `analyze`: the same policies, or an error with the same diagnostics.
 
 #if canImport(Glibc)
   import Glibc
@@ -39,12 +41,33 @@ private func exercise(_ source: String) {
     }
     _ = String(describing: compiled)
   }
+  agree(compiling: { try compile(policyFile: source) }, with: file)
+  agree(compiling: { try compile(policy: source) }, with: policy)
   if !file.hasErrors {
     let printed = CanonicalPrinter.print(file.syntax)
     let again = analyze(policyFile: printed)
     check(!again.hasErrors, "canonical form of a valid file has errors")
     check(again.policies == file.policies, "canonical form compiles differently")
     check(CanonicalPrinter.print(again.syntax) == printed, "printer is not idempotent")
+  }
+}
+
+private func agree<Compiled: Equatable>(
+  compiling: () throws -> Compiled, with analysis: PolicyAnalysis
+) {
+  do {
+    let compiled = try compiling()
+    check(!analysis.hasErrors, "compile succeeded where analyze found errors")
+    if let file = compiled as? PolicyFile {
+      check(file.policies == analysis.policies, "compile(policyFile:) compiled differently")
+    } else if let policy = compiled as? CompiledPolicy {
+      check([policy] == analysis.policies, "compile(policy:) compiled differently")
+    }
+  } catch let error as PolicyCompileError {
+    check(analysis.hasErrors, "compile failed where analyze found no error")
+    check(error.diagnostics == analysis.diagnostics, "compile and analyze disagree on diagnostics")
+  } catch {
+    check(false, "compile threw something other than PolicyCompileError")
   }
 }
 
