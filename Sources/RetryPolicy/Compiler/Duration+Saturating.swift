@@ -5,7 +5,13 @@ extension Duration {
   /// simply reaches this ceiling, and every larger delay is this one.
   public static let saturatedDelay: Duration = .seconds(1_000_000_000)
 
-  /// The duration as seconds in a `Double`.
+  /// ``saturatedDelay`` in seconds.
+  package static let saturatedSeconds = 1e9
+
+  /// The duration as seconds in a `Double`: the whole seconds exactly, plus the fraction.
+  ///
+  /// (Dividing all the attoseconds at once would be cheaper, but rounds large durations such
+  /// as `10000h` up past themselves, so a capped delay could exceed its cap.)
   package var seconds: Double {
     let (whole, attoseconds) = components
     return Double(whole) + Double(attoseconds) / 1e18
@@ -15,7 +21,7 @@ extension Duration {
   /// [0, ``saturatedDelay``]; NaN becomes zero.
   package static func saturating(seconds: Double) -> Duration {
     guard seconds > 0 else { return .zero }  // also NaN
-    guard seconds < 1e9 else { return saturatedDelay }
+    guard seconds < saturatedSeconds else { return saturatedDelay }
     let nanoseconds = (seconds * 1e9).rounded()
     return .nanoseconds(Int64(nanoseconds))
   }

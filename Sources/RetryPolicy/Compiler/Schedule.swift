@@ -66,7 +66,8 @@ extension Double {
 extension RetryRule {
   /// The ceiling on delays: the rule's `max`, or the saturation point.
   private var capSeconds: Double {
-    Swift.min(maxDelay?.seconds ?? Duration.saturatedDelay.seconds, Duration.saturatedDelay.seconds)
+    guard let maxDelay else { return Duration.saturatedSeconds }
+    return Swift.min(maxDelay.seconds, Duration.saturatedSeconds)
   }
 
   /// The delay before retry `n` (counted from 1) without jitter, after the cap.
@@ -87,7 +88,7 @@ extension RetryRule {
   private func clampedBaseSeconds(beforeRetry n: Int) -> Double {
     let base = behavior.baseSeconds(beforeRetry: n)
     guard base > 0 else { return 0 }  // also NaN
-    return Swift.min(base, Duration.saturatedDelay.seconds)
+    return Swift.min(base, Duration.saturatedSeconds)
   }
 
   private func boundsInSeconds(beforeRetry n: Int) -> (Double, Double) {
@@ -172,7 +173,7 @@ extension RetryRule {
       var seconds = 0.0
       for retry in stride(from: 1, through: count, by: 1) {
         seconds += delayBounds(beforeRetry: retry).upperBound.seconds
-        if seconds >= Duration.saturatedDelay.seconds { break }
+        if seconds >= Duration.saturatedSeconds { break }
       }
       total = .saturating(seconds: seconds)
     }
