@@ -105,6 +105,14 @@ struct DiagnosticCatalogueTests {
     }
   }
 
+  @Test("a misspelt delay clause is reported alone, without warnings about a missing delay")
+  func noCascadeFromBrokenDelay() {
+    let analysis = analyze(policy: "retry 3 bakoff 1s jitter full max 5s")
+    #expect(analysis.diagnostics.map(\.id) == [.unknownClause])
+    let clean = analyze(policy: "retry 3 jitter full max 5s")
+    #expect(clean.diagnostics.map(\.id) == [.jitterWithoutDelay, .capWithoutDelay])
+  }
+
   private func expectedSeverity(of id: DiagnosticID) -> Diagnostic.Severity {
     switch id {
     case .capBelowFirstDelay, .unreachableRule, .factorOfOne, .zeroDelay, .capWithoutDelay,

@@ -229,6 +229,15 @@ struct ParserTests {
     #expect(body.lines.first?.clauses.map(\.keyword) == ["on", "max"])
   }
 
+  @Test("every misspelt clause of a line is reported, not only the first")
+  func misspeltClausesOnOneLine() {
+    let (body, _, diagnostics) = Parser.parsePolicy(
+      "retry 5 on serverError bakoff 1s x1.5 jiter 10% max 30s")
+    #expect(summary(diagnostics) == ["unknown-clause@1:24", "unknown-clause@1:39"])
+    #expect(diagnostics.map(\.message).last == "unknown clause 'jiter'; did you mean 'jitter'?")
+    #expect(body.lines.first?.clauses.map(\.keyword) == ["on", "max"])
+  }
+
   @Test("a clause keyword that follows a broken clause is still read")
   func keywordAfterBrokenClause() {
     let (body, _, diagnostics) = Parser.parsePolicy("retry 3 delay backoff 1s")

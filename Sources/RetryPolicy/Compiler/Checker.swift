@@ -68,7 +68,7 @@ struct PolicyChecker {
   /// Checks one line of a policy body, in the order of the body.
   mutating func check(_ line: LineSyntax) {
     if let head = line.head {
-      checkRule(head: head, clauses: line.clauses)
+      checkRule(head: head, clauses: line.clauses, isComplete: !line.hasSyntaxErrors)
     } else {
       for clause in line.clauses {
         if clause.isPolicyWide {
@@ -174,7 +174,9 @@ struct PolicyChecker {
     }
   }
 
-  private mutating func checkRule(head: RetryHeadSyntax, clauses: [ClauseSyntax]) {
+  private mutating func checkRule(
+    head: RetryHeadSyntax, clauses: [ClauseSyntax], isComplete: Bool
+  ) {
     ruleCount += 1
     var maxCount: Int?
     switch head.count {
@@ -279,11 +281,13 @@ struct PolicyChecker {
       }
     }
 
-    if let jitterIndex, retriesImmediately {
+    // On a line with a syntax error the delay clause may be the broken one: saying that the
+    // rule has no delay would only mislead.
+    if let jitterIndex, retriesImmediately, isComplete {
       report(.jitterWithoutDelay, at: clauses[jitterIndex].keywordRange)
     }
     if let maxIndex {
-      if retriesImmediately || shape?.isAlwaysZero == true {
+      if (retriesImmediately && isComplete) || shape?.isAlwaysZero == true {
         report(.capWithoutDelay, at: clauses[maxIndex].keywordRange)
       } else if let cap, let first = shape?.firstDelay, cap < first,
         case .max(let literal) = clauses[maxIndex].kind

@@ -134,8 +134,19 @@ struct PolicyParser {
   }
 
   /// Skips to the next clause keyword of the line, or to the line's end.
+  ///
+  /// A word on the way that is a near miss of a clause keyword (`jiter`) is reported too, so
+  /// one run shows every misspelt clause of a line, not only the first.
   private mutating func skipToClause() {
-    while !isAtLineEnd && !isAtClause { advance() }
+    while !isAtLineEnd && !isAtClause {
+      if token.kind == .word, token.keyword == nil,
+        lexer.diagnostics.last?.range.start != token.range.start,
+        let suggestion = Suggestion.nearest(to: text, in: Keyword.clauseWords)
+      {
+        report(.unknownClause(text, suggestion: suggestion), at: token.range)
+      }
+      advance()
+    }
   }
 
   /// Skips to the next line that starts with `policy`, or to the end.
@@ -321,6 +332,7 @@ struct PolicyParser {
   /// Parses one line, up to (not including) its end; nil when nothing could be recorded.
   private mutating func parseLine(isPolicyText: Bool) -> LineSyntax? {
     let start = token.range.start
+    let diagnosticsBefore = lexer.diagnostics.count
     var head: RetryHeadSyntax?
     var clauses: [ClauseSyntax] = []
     clauses.reserveCapacity(8)
@@ -349,7 +361,8 @@ struct PolicyParser {
     }
     if head == nil && clauses.isEmpty { return nil }
     return LineSyntax(
-      head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd))
+      head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd),
+      hasSyntaxErrors: lexer.diagnostics.count > diagnosticsBefore)
   }
 
   /// Reports the current token where a clause (or a line) was expected.

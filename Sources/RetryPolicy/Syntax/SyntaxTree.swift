@@ -84,11 +84,18 @@ package struct LineSyntax: Sendable, Hashable {
   package var clauses: [ClauseSyntax]
   /// The whole line without its comment.
   package var range: SourceRange
+  /// Whether the parser reported an error on this line (so a clause may be missing from
+  /// `clauses`, and checks that rest on a clause's absence would mislead).
+  package var hasSyntaxErrors: Bool
 
-  package init(head: RetryHeadSyntax?, clauses: [ClauseSyntax], range: SourceRange) {
+  package init(
+    head: RetryHeadSyntax?, clauses: [ClauseSyntax], range: SourceRange,
+    hasSyntaxErrors: Bool = false
+  ) {
     self.head = head
     self.clauses = clauses
     self.range = range
+    self.hasSyntaxErrors = hasSyntaxErrors
   }
 }
 
