@@ -243,7 +243,8 @@ package enum ExplainRendering {
       (
         "budget",
         policy.budgetRatio.map {
-          "\(percentText($0)): retries stay below \(percentText($0)) of first attempts"
+          "\(percentText($0)): retries of all runs stay below \(percentText($0)) of first"
+            + " attempts, plus a floor of \(RetryBudget.initialTokens)"
         } ?? "none"
       ))
     return labeled(rows, indent: "")
