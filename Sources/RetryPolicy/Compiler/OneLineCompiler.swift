@@ -48,17 +48,14 @@ struct OneLineCompiler {
 
   @inline(__always)
   private static func isDigit(_ byte: UInt8) -> Bool {
-    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    byte &- UInt8(ascii: "0") < 10
   }
 
+  /// `a`–`z`, `A`–`Z`, `0`–`9` or `_`.
   @inline(__always)
   private static func isIdentifierByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-      true
-    default: false
-    }
+    (byte | 0x20) &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10
+      || byte == UInt8(ascii: "_")
   }
 
   /// Whether `byte` would make the lexer continue a word or a unit past its ASCII identifier
@@ -141,21 +138,38 @@ struct OneLineCompiler {
   private mutating func duration(mustBePositive: Bool) -> Duration? {
     let start = index
     var end = start
-    while end < bytes.count, Self.isDigit(bytes[end]) { end += 1 }
-    guard end > start else { return nil }
+    // Up to 18 digits cannot overflow `Int64`.
+    var whole: Int64 = 0
+    while end < bytes.count, Self.isDigit(bytes[end]) {
+      whole = whole &* 10 &+ Int64(bytes[end] &- UInt8(ascii: "0"))
+      end += 1
+    }
+    guard end > start, end - start <= 18 else { return nil }
+    var hasFraction = false
     if byte(at: end) == UInt8(ascii: ".") {
       guard let next = byte(at: end + 1), Self.isDigit(next) else { return nil }
+      hasFraction = true
       end += 1
       while end < bytes.count, Self.isDigit(bytes[end]) { end += 1 }
     }
     let unitStart = end
     while end < bytes.count, Self.isIdentifierByte(bytes[end]) { end += 1 }
-    guard !Self.continuesWord(byte(at: end)),
-      let unit = DurationUnit(slice(unitStart, end)),
-      let duration = PolicyParser.duration(
-        slice(start, unitStart), nanosecondsPerUnit: unit.nanoseconds),
-      duration <= PolicyChecker.longestDuration, duration >= .zero,
-      !mustBePositive || duration != .zero
+    guard !Self.continuesWord(byte(at: end)), let unit = DurationUnit(slice(unitStart, end))
+    else { return nil }
+    let duration: Duration
+    if hasFraction {
+      guard
+        let exact = PolicyParser.duration(
+          slice(start, unitStart), nanosecondsPerUnit: unit.nanoseconds)
+      else { return nil }
+      duration = exact
+    } else {
+      // What `PolicyParser.duration` computes for a whole number of units.
+      let (nanoseconds, overflow) = whole.multipliedReportingOverflow(by: unit.nanoseconds)
+      guard !overflow else { return nil }
+      duration = .nanoseconds(nanoseconds)
+    }
+    guard duration <= PolicyChecker.longestDuration, !mustBePositive || duration != .zero
     else { return nil }
     index = end
     return duration
@@ -172,9 +186,9 @@ struct OneLineCompiler {
   }
 
   /// `A, B, …` after `on` or `except`.
-  private mutating func names() -> [(start: Int, end: Int)]? {
+  private mutating func names() -> [String]? {
     guard let first = name(acceptsTimeout: true) else { return nil }
-    var names = [first]
+    var names = [text(first)]
     while true {
       let before = index
       skipBlanks()
@@ -185,7 +199,7 @@ struct OneLineCompiler {
       index += 1
       skipBlanks()
       guard let next = name(acceptsTimeout: true) else { return nil }
-      names.append(next)
+      names.append(text(next))
     }
   }
 
@@ -225,8 +239,8 @@ struct OneLineCompiler {
       guard let forever = word(), forever.keyword == .forever else { return nil }
     }
 
-    var onNames: [(start: Int, end: Int)]?
-    var exceptNames: [(start: Int, end: Int)]?
+    var onNames: [String]?
+    var exceptNames: [String]?
     var delay: Delay?
     var jitter: Jitter?
     var cap: Duration?
@@ -360,23 +374,10 @@ struct OneLineCompiler {
     }
     if let cap, isAlwaysZero || cap < firstDelay { return nil }
 
-    var errorClasses: [String] = []
-    if let onNames {
-      errorClasses.reserveCapacity(onNames.count)
-      for name in onNames { errorClasses.append(text(name)) }
-    }
-    var excludedClasses: [String] = []
-    if let exceptNames {
-      excludedClasses.reserveCapacity(exceptNames.count)
-      for name in exceptNames {
-        let excluded = text(name)
-        // A class both in `on` and in `except` is an error.
-        if errorClasses.contains(excluded) { return nil }
-        excludedClasses.append(excluded)
-      }
-    }
+    // A class both in `on` and in `except` is an error.
+    if let onNames, let exceptNames, exceptNames.contains(where: onNames.contains) { return nil }
     let rule = RetryRule(
-      behavior: behavior, errorClasses: errorClasses, excludedClasses: excludedClasses,
+      behavior: behavior, errorClasses: onNames ?? [], excludedClasses: exceptNames ?? [],
       jitter: jitter, maxDelay: cap, hook: hook.map { text($0) },
       honorsRetryAfter: honorsRetryAfter)
     return CompiledPolicy(
