@@ -95,7 +95,10 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, attempts: firstFailure == nil ? 0 : 1)
-    if let firstFailure { try await run.recover(from: firstFailure) }
+    // The decision is a plain call; only a delay or a hook makes an async call.
+    if let firstFailure, let wait = try run.decideRetry(after: firstFailure) {
+      try await run.perform(wait, after: firstFailure)
+    }
     while true {
       run.startAttempt()
       do {
@@ -107,7 +110,9 @@ extension CompiledPolicy {
         run.finishSucceeded()
         return value
       } catch {
-        try await run.recover(from: error)
+        if let wait = try run.decideRetry(after: error) {
+          try await run.perform(wait, after: error)
+        }
       }
     }
   }

@@ -62,7 +62,6 @@ package struct RetryStateMachine: Sendable {
     using random: inout some RandomNumberGenerator
   ) -> Action {
     if isTaskCancelled || error.isCancellation { return .giveUp(.cancelled) }
-    let states = ruleStates
     // The rules are read through a buffer, which borrows each rule instead of copying it.
     let decision = rules.withUnsafeBufferPointer { rules -> Decision in
       var matched: Int?
@@ -72,18 +71,17 @@ package struct RetryStateMachine: Sendable {
         break
       }
       guard let index = matched else { return .giveUp(.errorNotMatched) }
-      let made = states[index].retries
+      let state = ruleStates[index]
+      let made = state.retries
       if let limit = rules[index].behavior.maxCount, made >= limit {
         return .giveUp(.retriesExhausted)
       }
-      // The delay clauses alone: calling `delay` on the rule itself copies all of it, names
-      // and hook included, as the generator is `inout`.
-      let delayClauses = RetryRule(
+      // The delay clauses alone, each borrowed: calling `delay` on the rule itself would copy
+      // all of it, names and hook included, as the generator is `inout`.
+      var delay = RetryRule.drawDelay(
         behavior: rules[index].behavior, jitter: rules[index].jitter,
-        maxDelay: rules[index].maxDelay)
-      var delay = delayClauses.delay(
-        beforeRetry: made + 1, previous: made > 0 ? states[index].previousDelay : nil,
-        using: &random)
+        maxDelay: rules[index].maxDelay, beforeRetry: made + 1,
+        previous: made > 0 ? state.previousDelay : nil, using: &random)
       if rules[index].honorsRetryAfter,
         let carried = (error.error as? any RetryAfterProviding)?.retryAfter
       {
@@ -104,6 +102,11 @@ package struct RetryStateMachine: Sendable {
     }
   }
 
+  /// The hook name of rule `index`, read in place.
+  package func hookName(ofRule index: Int) -> String? {
+    rules.withUnsafeBufferPointer { $0[index].hook }
+  }
+
   /// What the rules say of a failure, before the deadline is checked and the retry counted.
   private enum Decision {
     case retry(rule: Int, retry: Int, delay: Duration)
@@ -120,8 +123,9 @@ package struct RetryStateMachine: Sendable {
   private static func passes(_ deadline: Duration, after elapsed: Duration, plus delay: Duration)
     -> Bool
   {
-    guard elapsed < Duration.clampLimit, delay < Duration.clampLimit else { return true }
-    return elapsed + delay > deadline
+    let limit = Duration.clampLimit.attoseconds
+    guard elapsed.attoseconds < limit, delay.attoseconds < limit else { return true }
+    return elapsed.attoseconds + delay.attoseconds > deadline.attoseconds
   }
 }
 
@@ -179,9 +183,11 @@ extension Duration {
   /// The sum, stopping at ±``clampLimit`` instead of overflowing.
   package func addingClamped(_ other: Duration) -> Duration {
     // Within ±2^48 s each, the sum is exact and below the limit: no floating point needed.
-    let exact = Duration.exactSumLimit
-    if Swift.max(self, other) < exact, Swift.min(self, other) > .zero - exact {
-      return self + other
+    // (Compared as `Int128` attoseconds, which inline, unlike `Duration`'s operators.)
+    let exact = Duration.exactSumLimit.attoseconds
+    let (lhs, rhs) = (attoseconds, other.attoseconds)
+    if Swift.max(lhs, rhs) < exact, Swift.min(lhs, rhs) > -exact {
+      return Duration(attoseconds: lhs + rhs)
     }
     let total = self / .seconds(1) + other / .seconds(1)
     guard total.magnitude < Duration.clampLimit / .seconds(1) else {
