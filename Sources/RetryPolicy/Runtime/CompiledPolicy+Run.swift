@@ -33,13 +33,13 @@ extension CompiledPolicy {
   ) async throws -> Success {
     guard attemptTimeout == nil, deadline == nil, budgetRatio == nil else {
       return try await runRetrying(
-        environment: RetryEnvironment(), firstFailure: nil, isolation: isolation, operation)
+        environment: RetryEnvironment(), firstFailure: nil, operation)
     }
     do {
       return try await operation()
     } catch {
       return try await runRetrying(
-        environment: RetryEnvironment(), firstFailure: error, isolation: isolation, operation)
+        environment: RetryEnvironment(), firstFailure: error, operation)
     }
   }
 
@@ -75,43 +75,45 @@ extension CompiledPolicy {
       environment.observer == nil
     else {
       return try await runRetrying(
-        environment: environment, firstFailure: nil, isolation: isolation, operation)
+        environment: environment, firstFailure: nil, operation)
     }
     do {
       return try await operation()
     } catch {
       return try await runRetrying(
-        environment: environment, firstFailure: error, isolation: isolation, operation)
+        environment: environment, firstFailure: error, operation)
     }
   }
 
   /// The general path: every attempt (or every one after a failed plain first attempt).
+  ///
+  /// It runs on the caller's executor (`nonisolated(nonsending)`), so calling it makes no
+  /// executor switch.
   @usableFromInline
-  func runRetrying<Success>(
+  nonisolated(nonsending) func runRetrying<Success>(
     environment: RetryEnvironment,
     firstFailure: (any Error)?,
-    isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, attempts: firstFailure == nil ? 0 : 1)
     // The decision is a plain call; only a delay or a hook makes an async call.
-    if let firstFailure, let wait = try run.decideRetry(after: firstFailure) {
-      try await run.perform(wait, after: firstFailure)
+    if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
+      try await run.perform(wait, after: firstFailure, in: environment)
     }
     while true {
-      run.startAttempt()
+      run.startAttempt(in: environment)
       do {
         // Without `timeout`, an attempt is a plain call, with no function between.
         let value =
           attemptTimeout == nil
           ? try await operation()
-          : try await attempt(on: environment.clock, isolation: isolation, operation)
-        run.finishSucceeded()
+          : try await attempt(on: environment.clock, operation)
+        run.finishSucceeded(in: environment)
         return value
       } catch {
-        if let wait = try run.decideRetry(after: error) {
-          try await run.perform(wait, after: error)
+        if let wait = try run.decideRetry(after: error, in: environment) {
+          try await run.perform(wait, after: error, in: environment)
         }
       }
     }

@@ -3,9 +3,8 @@
 /// It waits on the clock, runs hooks, draws on the budget and reports events. `run` and
 /// retrying sequences share it.
 package struct RetryRun: Sendable {
-  /// The host's clock, random source, names and observer; this run's own copy, whose random
-  /// source it draws from.
-  private var environment: RetryEnvironment
+  /// This run's own copy of the environment's random source.
+  private var random: any RandomNumberGenerator & Sendable
   /// The decisions so far; it also holds the policy's rules and deadline.
   package private(set) var machine: RetryStateMachine
   /// The policy's shared budget, when it has `budget P%`.
@@ -16,7 +15,7 @@ package struct RetryRun: Sendable {
 
   /// Starts a run; `attempts` counts attempts already made (1 after a failed fast path).
   package init(policy: CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0) {
-    self.environment = environment
+    self.random = environment.random
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.budget = policy.activeBudget
     let needsTime = policy.deadline != nil || environment.observer != nil
@@ -24,15 +23,18 @@ package struct RetryRun: Sendable {
   }
 
   /// Records that an attempt starts; the first one deposits into the budget.
-  package mutating func startAttempt() {
+  ///
+  /// Every method takes the run's environment, the one it started with, which the run borrows
+  /// instead of keeping a copy.
+  package mutating func startAttempt(in environment: borrowing RetryEnvironment) {
     machine.attemptStarted()
     if let budget, machine.attempts == 1 { budget.recordFirstAttempt() }
-    if environment.observer != nil { emit(.attemptStarted(attempt: machine.attempts)) }
+    if let observer = environment.observer { observer(.attemptStarted(attempt: machine.attempts)) }
   }
 
   /// Reports that the last attempt succeeded and the run is over.
-  package func finishSucceeded() {
-    finish(.succeeded)
+  package func finishSucceeded(in environment: borrowing RetryEnvironment) {
+    finish(.succeeded, in: environment)
   }
 
   /// Handles a failed attempt: returns when the next attempt may start (after the delay and
@@ -45,9 +47,11 @@ package struct RetryRun: Sendable {
   ///
   /// It runs on the caller's executor (`nonisolated(nonsending)`): only the clock's sleep and
   /// a hook may run elsewhere. A retry with neither delay nor hook does not suspend.
-  nonisolated(nonsending) package mutating func recover(from error: any Error) async throws {
-    if let wait = try decideRetry(after: error) {
-      try await perform(wait, after: error)
+  nonisolated(nonsending) package mutating func recover(
+    from error: any Error, in environment: RetryEnvironment
+  ) async throws {
+    if let wait = try decideRetry(after: error, in: environment) {
+      try await perform(wait, after: error, in: environment)
     }
   }
 
@@ -59,28 +63,32 @@ package struct RetryRun: Sendable {
   /// hook, draws on the budget and reports the retry. Cancellation is checked once, before
   /// the decision: a retry that does not suspend starts the next attempt at once, and
   /// ``perform(_:after:)`` checks again after a wait.
-  package mutating func decideRetry(after error: any Error) throws -> RetryWait? {
-    if environment.observer != nil {
-      emit(.attemptFailed(attempt: machine.attempts, error: error))
+  package mutating func decideRetry(
+    after error: any Error, in environment: borrowing RetryEnvironment
+  ) throws -> RetryWait? {
+    if let observer = environment.observer {
+      observer(.attemptFailed(attempt: machine.attempts, error: error))
     }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
-      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(),
-      using: &environment.random)
+      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(on: environment.clock),
+      using: &random)
     switch action {
     case .giveUp(let reason):
-      throw stop(reason, error)
+      throw stop(reason, error, in: environment)
     case .retry(let index, let delay):
       var hook: (@Sendable () async throws -> Void)?
       if let name = machine.hookName(ofRule: index) {
         hook = environment.hooks[name]
-        if hook == nil { throw stop(.hookFailed, UnregisteredHookError(name: name)) }
+        if hook == nil {
+          throw stop(.hookFailed, UnregisteredHookError(name: name), in: environment)
+        }
       }
       if let budget, !budget.withdrawForRetry() {
-        throw stop(.budgetExhausted, error)
+        throw stop(.budgetExhausted, error, in: environment)
       }
-      if environment.observer != nil {
-        emit(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
+      if let observer = environment.observer {
+        observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       }
       guard delay.isPositive || hook != nil else { return nil }
       return RetryWait(delay: delay, hook: hook)
@@ -90,53 +98,51 @@ package struct RetryRun: Sendable {
   /// Sleeps the wait's delay on the clock, then runs its hook; throws as ``recover(from:)``
   /// says, and `CancellationError` when the task is cancelled by the end of the wait.
   nonisolated(nonsending) package func perform(
-    _ wait: RetryWait, after error: any Error
+    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment
   ) async throws {
     if wait.delay.isPositive {
       do {
         try await environment.clock.sleep(for: wait.delay)
       } catch {
-        throw stop(.cancelled, error)
+        throw stop(.cancelled, error, in: environment)
       }
     }
     if let hook = wait.hook {
       do {
         try await hook()
       } catch {
-        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error)
+        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
       }
     }
-    if Task.isCancelled { throw stop(.cancelled, error) }
+    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
   }
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private func stop(_ reason: RetryStopReason, _ error: any Error) -> any Error {
+  private func stop(
+    _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment
+  ) -> any Error {
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    if environment.observer != nil {
-      emit(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
+    if let observer = environment.observer {
+      observer(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     }
-    finish(.failed(reason))
+    finish(.failed(reason), in: environment)
     return thrown
   }
 
-  private func finish(_ outcome: RetryOutcome) {
-    guard environment.observer != nil else { return }
+  private func finish(_ outcome: RetryOutcome, in environment: borrowing RetryEnvironment) {
+    guard let observer = environment.observer else { return }
     let summary = RetrySummary(
-      attempts: machine.attempts, totalDelay: machine.totalDelay, elapsed: elapsed(),
-      outcome: outcome)
-    emit(.finished(summary))
-  }
-
-  private func emit(_ event: RetryEvent) {
-    environment.observer?(event)
+      attempts: machine.attempts, totalDelay: machine.totalDelay,
+      elapsed: elapsed(on: environment.clock), outcome: outcome)
+    observer(.finished(summary))
   }
 
   /// The time since the run started, or zero when nothing needs it (see ``start``).
-  private func elapsed() -> Duration {
-    guard let start else { return .zero }
-    return duration(since: start, on: environment.clock)
+  private func elapsed(on clock: any Clock<Duration>) -> Duration {
+    guard let start else { return .zeroInline }
+    return duration(since: start, on: clock)
   }
 }
 
@@ -154,6 +160,12 @@ extension Duration {
   @inline(__always)
   package var isPositive: Bool {
     _high > 0 || (_high == 0 && _low != 0)
+  }
+
+  /// `Duration.zero`, built in place (`zero` is a call into the standard library).
+  @inline(__always)
+  package static var zeroInline: Duration {
+    Duration(_high: 0, low: 0)
   }
 }
 
@@ -191,9 +203,8 @@ private enum AttemptEvent<Success>: Sendable {
 
 extension CompiledPolicy {
   /// Runs one attempt, cut off after `attemptTimeout` when the policy has one.
-  func attempt<Success>(
+  nonisolated(nonsending) func attempt<Success>(
     on clock: any Clock<Duration>,
-    isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     guard let limit = attemptTimeout else { return try await operation() }

@@ -20,7 +20,7 @@ package struct RetryStateMachine: Sendable {
   /// The attempts started so far.
   package private(set) var attempts: Int
   /// The delays decided so far, added up (saturating).
-  package private(set) var totalDelay: Duration = .zero
+  package private(set) var totalDelay: Duration = .zeroInline
   /// Each rule's retries and last delay, inline for the first few rules.
   private var ruleStates: RuleStates
 
@@ -133,7 +133,7 @@ package struct RetryStateMachine: Sendable {
 /// once it has made a retry), which decorrelated jitter grows from.
 struct RuleState: Sendable {
   var retries = 0
-  var previousDelay: Duration = .zero
+  var previousDelay: Duration = .zeroInline
 }
 
 /// The ``RuleState`` of each rule of a policy: the first four inline, so that a run of a
