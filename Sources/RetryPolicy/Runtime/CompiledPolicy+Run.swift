@@ -101,14 +101,16 @@ extension CompiledPolicy {
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
       try await run.perform(wait, after: firstFailure, in: environment)
     }
+    // Read once: the loop then needs nothing more of the policy than the run holds.
+    let hasTimeout = attemptTimeout != nil
     while true {
       run.startAttempt(in: environment)
       do {
         // Without `timeout`, an attempt is a plain call, with no function between.
         let value =
-          attemptTimeout == nil
-          ? try await operation()
-          : try await attempt(on: environment.clock, operation)
+          hasTimeout
+          ? try await attempt(on: environment.clock, operation)
+          : try await operation()
         run.finishSucceeded(in: environment)
         return value
       } catch {

@@ -97,12 +97,13 @@ package struct RetryRun: Sendable {
 
   /// Sleeps the wait's delay on the clock, then runs its hook; throws as ``recover(from:)``
   /// says, and `CancellationError` when the task is cancelled by the end of the wait.
+  @inline(__always)
   nonisolated(nonsending) package func perform(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment
   ) async throws {
     if wait.delay.isPositive {
       do {
-        try await environment.clock.sleep(for: wait.delay)
+        try await sleep(on: environment.clock, for: wait.delay)
       } catch {
         throw stop(.cancelled, error, in: environment)
       }
@@ -167,6 +168,15 @@ extension Duration {
   package static var zeroInline: Duration {
     Duration(_high: 0, low: 0)
   }
+}
+
+/// Sleeps `delay` on `clock`: `Clock.sleep(for:)`, which it is, without that function's frame
+/// and executor switch.
+@inline(__always)
+nonisolated(nonsending) private func sleep<C: Clock<Duration>>(
+  on clock: C, for delay: Duration
+) async throws {
+  try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
 }
 
 /// The time on `clock` since `start`, an instant `clock` gave; zero for an instant of another

@@ -76,12 +76,18 @@ package struct RetryStateMachine: Sendable {
       if let limit = rules[index].behavior.maxCount, made >= limit {
         return .giveUp(.retriesExhausted)
       }
-      // The delay clauses alone, each borrowed: calling `delay` on the rule itself would copy
-      // all of it, names and hook included, as the generator is `inout`.
-      var delay = RetryRule.drawDelay(
-        behavior: rules[index].behavior, jitter: rules[index].jitter,
-        maxDelay: rules[index].maxDelay, beforeRetry: made + 1,
-        previous: made > 0 ? state.previousDelay : nil, using: &random)
+      var delay = Duration.zeroInline
+      // `immediately` waits zero whatever the jitter, and draws nothing: every kind of jitter
+      // spreads a zero base over [0, 0] (see `drawDelay`), so the draw is skipped.
+      if case .immediate = rules[index].behavior {
+      } else {
+        // The delay clauses alone, each borrowed: calling `delay` on the rule itself would
+        // copy all of it, names and hook included, as the generator is `inout`.
+        delay = RetryRule.drawDelay(
+          behavior: rules[index].behavior, jitter: rules[index].jitter,
+          maxDelay: rules[index].maxDelay, beforeRetry: made + 1,
+          previous: made > 0 ? state.previousDelay : nil, using: &random)
+      }
       if rules[index].honorsRetryAfter,
         let carried = (error.error as? any RetryAfterProviding)?.retryAfter
       {
@@ -97,7 +103,7 @@ package struct RetryStateMachine: Sendable {
         return .giveUp(.deadlineExceeded)
       }
       ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
-      totalDelay = totalDelay.addingClamped(delay)
+      if delay.isPositive || delay._high < 0 { totalDelay = totalDelay.addingClamped(delay) }
       return .retry(rule: index, delay: delay)
     }
   }
