@@ -77,9 +77,11 @@ package struct RetryStateMachine: Sendable {
         return .giveUp(.retriesExhausted)
       }
       var delay = Duration.zeroInline
-      // `immediately` waits zero whatever the jitter, and draws nothing: every kind of jitter
-      // spreads a zero base over [0, 0] (see `drawDelay`), so the draw is skipped.
-      if case .immediate = rules[index].behavior {
+      // `immediately` waits zero whatever the jitter. Without jitter, or with a kind that
+      // spreads a zero base over [0, 0] without drawing (see `drawDelay`), the draw is
+      // skipped; proportional jitter draws its factor even then, and keeps doing so, so that
+      // the generator's sequence stays what it was.
+      if case .immediate = rules[index].behavior, !rules[index].hasProportionalJitter {
       } else {
         // The delay clauses alone, each borrowed: calling `delay` on the rule itself would
         // copy all of it, names and hook included, as the generator is `inout`.
@@ -132,6 +134,14 @@ package struct RetryStateMachine: Sendable {
     let limit = Duration.clampLimit.attoseconds
     guard elapsed.attoseconds < limit, delay.attoseconds < limit else { return true }
     return elapsed.attoseconds + delay.attoseconds > deadline.attoseconds
+  }
+}
+
+extension RetryRule {
+  /// Whether the rule's jitter is `jitter P%`, which draws even for a zero delay.
+  fileprivate var hasProportionalJitter: Bool {
+    if case .proportional? = jitter { return true }
+    return false
   }
 }
 
