@@ -33,13 +33,13 @@ extension CompiledPolicy {
   ) async throws -> Success {
     guard attemptTimeout == nil, deadline == nil, budgetRatio == nil else {
       return try await runRetrying(
-        environment: RetryEnvironment(), firstFailure: nil, operation)
+        environment: RetryEnvironment(), firstFailure: nil, isolation: isolation, operation)
     }
     do {
       return try await operation()
     } catch {
       return try await runRetrying(
-        environment: RetryEnvironment(), firstFailure: error, operation)
+        environment: RetryEnvironment(), firstFailure: error, isolation: isolation, operation)
     }
   }
 
@@ -75,24 +75,22 @@ extension CompiledPolicy {
       environment.observer == nil
     else {
       return try await runRetrying(
-        environment: environment, firstFailure: nil, operation)
+        environment: environment, firstFailure: nil, isolation: isolation, operation)
     }
     do {
       return try await operation()
     } catch {
       return try await runRetrying(
-        environment: environment, firstFailure: error, operation)
+        environment: environment, firstFailure: error, isolation: isolation, operation)
     }
   }
 
   /// The general path: every attempt (or every one after a failed plain first attempt).
-  ///
-  /// It runs on the caller's executor (`nonisolated(nonsending)`), so calling it makes no
-  /// executor switch.
   @usableFromInline
-  nonisolated(nonsending) func runRetrying<Success>(
+  func runRetrying<Success>(
     environment: RetryEnvironment,
     firstFailure: (any Error)?,
+    isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
