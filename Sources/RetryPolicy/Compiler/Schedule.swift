@@ -66,6 +66,11 @@ extension Double {
 extension RetryRule {
   /// The ceiling on delays: the rule's `max`, or the saturation point.
   private var capSeconds: Double {
+    Self.capSeconds(maxDelay)
+  }
+
+  /// The ceiling on delays under `max` `maxDelay`, or the saturation point without one.
+  private static func capSeconds(_ maxDelay: Duration?) -> Double {
     guard let maxDelay else { return Duration.saturatedSeconds }
     return Swift.min(maxDelay.seconds, Duration.saturatedSeconds)
   }
@@ -86,6 +91,12 @@ extension RetryRule {
   /// [0, ``Duration/saturatedDelay``] before any jitter, so that jitter spreads a saturated
   /// delay over a finite range (uniform in [0, ∞] would have no meaning).
   private func clampedBaseSeconds(beforeRetry n: Int) -> Double {
+    Self.clampedBaseSeconds(behavior, beforeRetry: n)
+  }
+
+  private static func clampedBaseSeconds(
+    _ behavior: borrowing RepeatBehavior, beforeRetry n: Int
+  ) -> Double {
     let base = behavior.baseSeconds(beforeRetry: n)
     guard base > 0 else { return 0 }  // also NaN
     return Swift.min(base, Duration.saturatedSeconds)
@@ -121,8 +132,23 @@ extension RetryRule {
     previous: Duration?,
     using generator: inout some RandomNumberGenerator
   ) -> Duration {
-    let base = clampedBaseSeconds(beforeRetry: n)
-    let cap = capSeconds
+    Self.drawDelay(
+      behavior: behavior, jitter: jitter, maxDelay: maxDelay, beforeRetry: n, previous: previous,
+      using: &generator)
+  }
+
+  /// ``delay(beforeRetry:previous:using:)`` of a rule with these delay clauses, which it only
+  /// borrows: the runtime draws from a rule it reads in place, without copying its names.
+  package static func drawDelay(
+    behavior: borrowing RepeatBehavior,
+    jitter: Jitter?,
+    maxDelay: Duration?,
+    beforeRetry n: Int,
+    previous: Duration?,
+    using generator: inout some RandomNumberGenerator
+  ) -> Duration {
+    let base = clampedBaseSeconds(behavior, beforeRetry: n)
+    let cap = capSeconds(maxDelay)
     let drawn: Double
     switch jitter {
     case nil:
@@ -135,7 +161,7 @@ extension RetryRule {
     case .equal?:
       drawn = base / 2 + Self.uniform(0, base / 2, using: &generator)
     case .decorrelated?:
-      let first = clampedBaseSeconds(beforeRetry: 1)
+      let first = clampedBaseSeconds(behavior, beforeRetry: 1)
       let last = previous.map { $0.seconds } ?? first
       drawn = Self.uniform(first, Swift.max(first, 3 * last), using: &generator)
     }

@@ -95,19 +95,26 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, attempts: firstFailure == nil ? 0 : 1)
-    if let firstFailure { try await run.recover(from: firstFailure) }
+    // The decision is a plain call; only a delay or a hook makes an async call.
+    if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
+      try await run.perform(wait, after: firstFailure, in: environment)
+    }
+    // Read once: the loop then needs nothing more of the policy than the run holds.
+    let hasTimeout = attemptTimeout != nil
     while true {
-      run.startAttempt()
+      run.startAttempt(in: environment)
       do {
         // Without `timeout`, an attempt is a plain call, with no function between.
         let value =
-          attemptTimeout == nil
-          ? try await operation()
-          : try await attempt(on: environment.clock, isolation: isolation, operation)
-        run.finishSucceeded()
+          hasTimeout
+          ? try await attempt(on: environment.clock, operation)
+          : try await operation()
+        run.finishSucceeded(in: environment)
         return value
       } catch {
-        try await run.recover(from: error)
+        if let wait = try run.decideRetry(after: error, in: environment) {
+          try await run.perform(wait, after: error, in: environment)
+        }
       }
     }
   }

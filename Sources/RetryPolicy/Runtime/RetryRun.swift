@@ -3,37 +3,38 @@
 /// It waits on the clock, runs hooks, draws on the budget and reports events. `run` and
 /// retrying sequences share it.
 package struct RetryRun: Sendable {
-  /// The policy being run.
-  package let policy: CompiledPolicy
-  /// The host's clock, random source, names and observer.
-  package let environment: RetryEnvironment
-  /// The decisions so far.
-  package private(set) var machine: RetryStateMachine
+  /// This run's own copy of the environment's random source.
   private var random: any RandomNumberGenerator & Sendable
+  /// The decisions so far; it also holds the policy's rules and deadline.
+  package private(set) var machine: RetryStateMachine
+  /// The policy's shared budget, when it has `budget P%`.
+  private let budget: RetryBudget?
   /// When the run started on the environment's clock; read only when `within` or an observer
   /// needs the elapsed time, so that other runs never read the clock.
   private let start: (any InstantProtocol<Duration>)?
 
   /// Starts a run; `attempts` counts attempts already made (1 after a failed fast path).
   package init(policy: CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0) {
-    self.policy = policy
-    self.environment = environment
-    self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.random = environment.random
+    self.machine = RetryStateMachine(policy: policy, attempts: attempts)
+    self.budget = policy.activeBudget
     let needsTime = policy.deadline != nil || environment.observer != nil
     self.start = needsTime ? environment.clock.now : nil
   }
 
   /// Records that an attempt starts; the first one deposits into the budget.
-  package mutating func startAttempt() {
+  ///
+  /// Every method takes the run's environment, the one it started with, which the run borrows
+  /// instead of keeping a copy.
+  package mutating func startAttempt(in environment: borrowing RetryEnvironment) {
     machine.attemptStarted()
-    if machine.attempts == 1 { policy.activeBudget?.recordFirstAttempt() }
-    emit(.attemptStarted(attempt: machine.attempts))
+    if let budget, machine.attempts == 1 { budget.recordFirstAttempt() }
+    if let observer = environment.observer { observer(.attemptStarted(attempt: machine.attempts)) }
   }
 
   /// Reports that the last attempt succeeded and the run is over.
-  package func finishSucceeded() {
-    finish(.succeeded)
+  package func finishSucceeded(in environment: borrowing RetryEnvironment) {
+    finish(.succeeded, in: environment)
   }
 
   /// Handles a failed attempt: returns when the next attempt may start (after the delay and
@@ -46,89 +47,136 @@ package struct RetryRun: Sendable {
   ///
   /// It runs on the caller's executor (`nonisolated(nonsending)`): only the clock's sleep and
   /// a hook may run elsewhere. A retry with neither delay nor hook does not suspend.
-  nonisolated(nonsending) package mutating func recover(from error: any Error) async throws {
-    let retry = try decideRetry(after: error)
-    if retry.delay > .zero || retry.hook != nil {
-      try await wait(retry.delay, then: retry.hook)
+  nonisolated(nonsending) package mutating func recover(
+    from error: any Error, in environment: RetryEnvironment
+  ) async throws {
+    if let wait = try decideRetry(after: error, in: environment) {
+      try await perform(wait, after: error, in: environment)
     }
-    if Task.isCancelled { throw stop(.cancelled, error) }
   }
 
-  /// What comes before the wait of a retry, all synchronous.
+  /// What comes before the wait of a retry, all synchronous: returns nil when the next
+  /// attempt may start at once, the wait to perform first otherwise, or throws what the run
+  /// throws.
   ///
-  /// Reports the failure, asks the state machine, finds the hook, draws on the budget and
-  /// reports the retry. Returns the delay and the hook, or throws what the run throws.
-  private mutating func decideRetry(
-    after error: any Error
-  ) throws -> (delay: Duration, hook: (@Sendable () async throws -> Void)?) {
-    emit(.attemptFailed(attempt: machine.attempts, error: error))
+  /// Reports the failure, asks the state machine (which stops a cancelled task), finds the
+  /// hook, draws on the budget and reports the retry. Cancellation is checked once, before
+  /// the decision: a retry that does not suspend starts the next attempt at once, and
+  /// ``perform(_:after:)`` checks again after a wait.
+  package mutating func decideRetry(
+    after error: any Error, in environment: borrowing RetryEnvironment
+  ) throws -> RetryWait? {
+    if let observer = environment.observer {
+      observer(.attemptFailed(attempt: machine.attempts, error: error))
+    }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
-      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(), using: &random)
+      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(on: environment.clock),
+      using: &random)
     switch action {
     case .giveUp(let reason):
-      throw stop(reason, error)
+      throw stop(reason, error, in: environment)
     case .retry(let index, let delay):
       var hook: (@Sendable () async throws -> Void)?
-      if let name = policy.rules.withUnsafeBufferPointer({ $0[index].hook }) {
+      if let name = machine.hookName(ofRule: index) {
         hook = environment.hooks[name]
-        if hook == nil { throw stop(.hookFailed, UnregisteredHookError(name: name)) }
+        if hook == nil {
+          throw stop(.hookFailed, UnregisteredHookError(name: name), in: environment)
+        }
       }
-      if let budget = policy.activeBudget, !budget.withdrawForRetry() {
-        throw stop(.budgetExhausted, error)
+      if let budget, !budget.withdrawForRetry() {
+        throw stop(.budgetExhausted, error, in: environment)
       }
-      emit(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
-      return (delay, hook)
+      if let observer = environment.observer {
+        observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
+      }
+      guard delay.isPositive || hook != nil else { return nil }
+      return RetryWait(delay: delay, hook: hook)
     }
   }
 
-  /// Sleeps `delay` on the clock, then runs `hook`; throws as ``recover(from:)`` says.
-  nonisolated(nonsending) private func wait(
-    _ delay: Duration, then hook: (@Sendable () async throws -> Void)?
+  /// Sleeps the wait's delay on the clock, then runs its hook; throws as ``recover(from:)``
+  /// says, and `CancellationError` when the task is cancelled by the end of the wait.
+  @inline(__always)
+  nonisolated(nonsending) package func perform(
+    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment
   ) async throws {
-    if delay > .zero {
+    if wait.delay.isPositive {
       do {
-        try await environment.clock.sleep(for: delay)
+        try await sleep(on: environment.clock, for: wait.delay)
       } catch {
-        throw stop(.cancelled, error)
+        throw stop(.cancelled, error, in: environment)
       }
     }
-    if let hook {
+    if let hook = wait.hook {
       do {
         try await hook()
       } catch {
-        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error)
+        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
       }
     }
+    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
   }
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private func stop(_ reason: RetryStopReason, _ error: any Error) -> any Error {
+  private func stop(
+    _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment
+  ) -> any Error {
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    emit(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
-    finish(.failed(reason))
+    if let observer = environment.observer {
+      observer(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
+    }
+    finish(.failed(reason), in: environment)
     return thrown
   }
 
-  private func finish(_ outcome: RetryOutcome) {
-    guard environment.observer != nil else { return }
+  private func finish(_ outcome: RetryOutcome, in environment: borrowing RetryEnvironment) {
+    guard let observer = environment.observer else { return }
     let summary = RetrySummary(
-      attempts: machine.attempts, totalDelay: machine.totalDelay, elapsed: elapsed(),
-      outcome: outcome)
-    emit(.finished(summary))
-  }
-
-  private func emit(_ event: RetryEvent) {
-    environment.observer?(event)
+      attempts: machine.attempts, totalDelay: machine.totalDelay,
+      elapsed: elapsed(on: environment.clock), outcome: outcome)
+    observer(.finished(summary))
   }
 
   /// The time since the run started, or zero when nothing needs it (see ``start``).
-  private func elapsed() -> Duration {
-    guard let start else { return .zero }
-    return duration(since: start, on: environment.clock)
+  private func elapsed(on clock: any Clock<Duration>) -> Duration {
+    guard let start else { return .zeroInline }
+    return duration(since: start, on: clock)
   }
+}
+
+/// What a run waits for before its next attempt: a delay on its clock, then a hook.
+package struct RetryWait: Sendable {
+  /// The delay to sleep first; zero for none.
+  package var delay: Duration
+  /// The hook to run after the delay.
+  package var hook: (@Sendable () async throws -> Void)?
+}
+
+extension Duration {
+  /// Whether the duration is above zero, compared in place (`Duration`'s `<` and `zero` are
+  /// calls into the standard library).
+  @inline(__always)
+  package var isPositive: Bool {
+    _high > 0 || (_high == 0 && _low != 0)
+  }
+
+  /// `Duration.zero`, built in place (`zero` is a call into the standard library).
+  @inline(__always)
+  package static var zeroInline: Duration {
+    Duration(_high: 0, low: 0)
+  }
+}
+
+/// Sleeps `delay` on `clock`: `Clock.sleep(for:)`, which it is, without that function's frame
+/// and executor switch.
+@inline(__always)
+nonisolated(nonsending) private func sleep<C: Clock<Duration>>(
+  on clock: C, for delay: Duration
+) async throws {
+  try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
 }
 
 /// The time on `clock` since `start`, an instant `clock` gave; zero for an instant of another
@@ -165,9 +213,8 @@ private enum AttemptEvent<Success>: Sendable {
 
 extension CompiledPolicy {
   /// Runs one attempt, cut off after `attemptTimeout` when the policy has one.
-  func attempt<Success>(
+  nonisolated(nonsending) func attempt<Success>(
     on clock: any Clock<Duration>,
-    isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     guard let limit = attemptTimeout else { return try await operation() }

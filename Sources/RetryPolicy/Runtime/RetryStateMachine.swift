@@ -20,7 +20,7 @@ package struct RetryStateMachine: Sendable {
   /// The attempts started so far.
   package private(set) var attempts: Int
   /// The delays decided so far, added up (saturating).
-  package private(set) var totalDelay: Duration = .zero
+  package private(set) var totalDelay: Duration = .zeroInline
   /// Each rule's retries and last delay, inline for the first few rules.
   private var ruleStates: RuleStates
 
@@ -62,7 +62,6 @@ package struct RetryStateMachine: Sendable {
     using random: inout some RandomNumberGenerator
   ) -> Action {
     if isTaskCancelled || error.isCancellation { return .giveUp(.cancelled) }
-    let states = ruleStates
     // The rules are read through a buffer, which borrows each rule instead of copying it.
     let decision = rules.withUnsafeBufferPointer { rules -> Decision in
       var matched: Int?
@@ -72,18 +71,25 @@ package struct RetryStateMachine: Sendable {
         break
       }
       guard let index = matched else { return .giveUp(.errorNotMatched) }
-      let made = states[index].retries
+      let state = ruleStates[index]
+      let made = state.retries
       if let limit = rules[index].behavior.maxCount, made >= limit {
         return .giveUp(.retriesExhausted)
       }
-      // The delay clauses alone: calling `delay` on the rule itself copies all of it, names
-      // and hook included, as the generator is `inout`.
-      let delayClauses = RetryRule(
-        behavior: rules[index].behavior, jitter: rules[index].jitter,
-        maxDelay: rules[index].maxDelay)
-      var delay = delayClauses.delay(
-        beforeRetry: made + 1, previous: made > 0 ? states[index].previousDelay : nil,
-        using: &random)
+      var delay = Duration.zeroInline
+      // `immediately` waits zero whatever the jitter. Without jitter, or with a kind that
+      // spreads a zero base over [0, 0] without drawing (see `drawDelay`), the draw is
+      // skipped; proportional jitter draws its factor even then, and keeps doing so, so that
+      // the generator's sequence stays what it was.
+      if case .immediate = rules[index].behavior, !rules[index].hasProportionalJitter {
+      } else {
+        // The delay clauses alone, each borrowed: calling `delay` on the rule itself would
+        // copy all of it, names and hook included, as the generator is `inout`.
+        delay = RetryRule.drawDelay(
+          behavior: rules[index].behavior, jitter: rules[index].jitter,
+          maxDelay: rules[index].maxDelay, beforeRetry: made + 1,
+          previous: made > 0 ? state.previousDelay : nil, using: &random)
+      }
       if rules[index].honorsRetryAfter,
         let carried = (error.error as? any RetryAfterProviding)?.retryAfter
       {
@@ -99,9 +105,14 @@ package struct RetryStateMachine: Sendable {
         return .giveUp(.deadlineExceeded)
       }
       ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
-      totalDelay = totalDelay.addingClamped(delay)
+      if delay.isPositive || delay._high < 0 { totalDelay = totalDelay.addingClamped(delay) }
       return .retry(rule: index, delay: delay)
     }
+  }
+
+  /// The hook name of rule `index`, read in place.
+  package func hookName(ofRule index: Int) -> String? {
+    rules.withUnsafeBufferPointer { $0[index].hook }
   }
 
   /// What the rules say of a failure, before the deadline is checked and the retry counted.
@@ -120,8 +131,17 @@ package struct RetryStateMachine: Sendable {
   private static func passes(_ deadline: Duration, after elapsed: Duration, plus delay: Duration)
     -> Bool
   {
-    guard elapsed < Duration.clampLimit, delay < Duration.clampLimit else { return true }
-    return elapsed + delay > deadline
+    let limit = Duration.clampLimit.attoseconds
+    guard elapsed.attoseconds < limit, delay.attoseconds < limit else { return true }
+    return elapsed.attoseconds + delay.attoseconds > deadline.attoseconds
+  }
+}
+
+extension RetryRule {
+  /// Whether the rule's jitter is `jitter P%`, which draws even for a zero delay.
+  fileprivate var hasProportionalJitter: Bool {
+    if case .proportional? = jitter { return true }
+    return false
   }
 }
 
@@ -129,7 +149,7 @@ package struct RetryStateMachine: Sendable {
 /// once it has made a retry), which decorrelated jitter grows from.
 struct RuleState: Sendable {
   var retries = 0
-  var previousDelay: Duration = .zero
+  var previousDelay: Duration = .zeroInline
 }
 
 /// The ``RuleState`` of each rule of a policy: the first four inline, so that a run of a
@@ -179,9 +199,11 @@ extension Duration {
   /// The sum, stopping at ±``clampLimit`` instead of overflowing.
   package func addingClamped(_ other: Duration) -> Duration {
     // Within ±2^48 s each, the sum is exact and below the limit: no floating point needed.
-    let exact = Duration.exactSumLimit
-    if Swift.max(self, other) < exact, Swift.min(self, other) > .zero - exact {
-      return self + other
+    // (Compared as `Int128` attoseconds, which inline, unlike `Duration`'s operators.)
+    let exact = Duration.exactSumLimit.attoseconds
+    let (lhs, rhs) = (attoseconds, other.attoseconds)
+    if Swift.max(lhs, rhs) < exact, Swift.min(lhs, rhs) > -exact {
+      return Duration(attoseconds: lhs + rhs)
     }
     let total = self / .seconds(1) + other / .seconds(1)
     guard total.magnitude < Duration.clampLimit / .seconds(1) else {

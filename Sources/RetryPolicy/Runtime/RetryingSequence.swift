@@ -74,7 +74,7 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
         if let existing = subscription {
           current = existing
         } else {
-          run.startAttempt()
+          run.startAttempt(in: environment)
           current = makeSequence().makeAsyncIterator()
         }
         subscription = nil
@@ -84,10 +84,10 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
             return element
           }
           isFinished = true
-          run.finishSucceeded()
+          run.finishSucceeded(in: environment)
         } catch {
           do {
-            try await run.recover(from: error)
+            try await run.recover(from: error, in: environment)
           } catch {
             isFinished = true
             throw error
