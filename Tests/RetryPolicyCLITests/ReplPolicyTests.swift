@@ -3,47 +3,8 @@ import Testing
 
 @testable import RetryPolicyCLI
 
-/// Feeds lines to a session; keeps each stream's text.
-private struct PolicyHarness {
-  var session: ReplSession
-  var output = ""
-  var errors = ""
-
-  init(files: [String: String] = [:]) {
-    session = ReplSession(
-      usesColor: false,
-      readFile: { path in
-        guard let text = files[path] else { throw CocoaError(.fileReadNoSuchFile) }
-        return text
-      })
-  }
-
-  /// Enters the lines; returns what they wrote to standard output.
-  @discardableResult
-  mutating func enter(_ lines: String...) async -> String {
-    var written = ""
-    for line in lines {
-      for message in await session.handle(line: line) {
-        switch message.stream {
-        case .output:
-          output += message.text
-          written += message.text
-        case .error: errors += message.text
-        }
-      }
-    }
-    return written
-  }
-
-  /// Clears what was collected so far.
-  mutating func clear() {
-    output = ""
-    errors = ""
-  }
-}
-
 /// The `:json` object of the session's last policy.
-private func json(_ harness: inout PolicyHarness) async throws -> [String: Any] {
+private func json(_ harness: inout ReplHarness) async throws -> [String: Any] {
   let text = await harness.enter(":json")
   let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
   return try #require(object as? [String: Any])
@@ -59,7 +20,7 @@ private func delays(_ object: [String: Any], rule: Int = 0) throws -> [Double] {
 struct ReplPolicyTests {
   @Test("a policy typed in is compiled and explained at once")
   func explainTyped() async throws {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     let output = await harness.enter("retry 3 backoff 1s")
     #expect(!output.isEmpty)
     #expect(harness.errors.isEmpty)
@@ -76,7 +37,7 @@ struct ReplPolicyTests {
 
   @Test("an error points into the line just typed, with a marker under the column")
   func errorMarker() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     let output = await harness.enter("retry 3 bakoff 1s")
     #expect(output.isEmpty)
     #expect(harness.errors.hasPrefix("<repl>:1:9: error: "))
@@ -87,7 +48,7 @@ struct ReplPolicyTests {
 
   @Test("commands about the last policy refuse when it has errors")
   func lastPolicyHasErrors() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     await harness.enter("retry 3 backoff 1s", "retry 3 bakoff 1s")
     harness.clear()
     await harness.enter(":json")
@@ -96,7 +57,7 @@ struct ReplPolicyTests {
 
   @Test("a block typed over several lines is compiled at its closing brace")
   func block() async throws {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     #expect(await harness.enter("policy payments {").isEmpty)
     #expect(await harness.enter("  retry 2 on serverError delay 1s").isEmpty)
     #expect(await harness.enter("  within 1m").isEmpty)
@@ -110,7 +71,7 @@ struct ReplPolicyTests {
 
   @Test("an error inside a block names the block's line")
   func blockError() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     await harness.enter("policy p {", "  retry 2 delay 1s", "  retry 3 on x delay 5d", "}")
     #expect(harness.errors.hasPrefix("<repl>:3:"))
     #expect(harness.errors.contains("  retry 3 on x delay 5d\n"))
@@ -118,7 +79,7 @@ struct ReplPolicyTests {
 
   @Test("a block still open at the end of input is reported")
   func unterminatedBlock() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     await harness.enter("policy p {", "  retry 2")
     let messages = harness.session.finish()
     #expect(messages.contains { $0.stream == .error && $0.text.contains("<repl>:") })
@@ -127,7 +88,7 @@ struct ReplPolicyTests {
 
   @Test("'policy NAME = …' on one line is compiled and can be explained again by name")
   func namedLine() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     await harness.enter("policy quick = retry 3 immediately", "retry 1")
     #expect(harness.errors.isEmpty)
     harness.clear()
@@ -139,7 +100,7 @@ struct ReplPolicyTests {
 
   @Test("':ast' shows the tree of the last policy with source ranges")
   func ast() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     await harness.enter("retry 3 on serverError backoff 1s x1.5")
     let dump = await harness.enter(":ast")
     #expect(dump.contains("retry 3  1:1-1:8"))
@@ -152,7 +113,7 @@ struct ReplPolicyTests {
 
   @Test("':simulate' runs the last policy against scripted outcomes")
   func simulate() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     await harness.enter("retry 2 on serverError delay 1s")
     let success = await harness.enter(":simulate serverError*2, ok")
     #expect(success.contains("succeeded on attempt 3 after 2s"))
@@ -176,7 +137,7 @@ struct ReplPolicyTests {
         within 2m
       }
       """
-    var harness = PolicyHarness(files: ["p.retry": file])
+    var harness = ReplHarness(files: ["p.retry": file])
     let listing = await harness.enter(":load p.retry")
     #expect(listing.contains("quick"))
     #expect(listing.contains("payments"))
@@ -193,7 +154,7 @@ struct ReplPolicyTests {
   @Test("':load' reports a file's errors under the file's name")
   func loadWithErrors() async {
     let file = "policy a = retry 3 bakoff 1s\npolicy b = retry 1\n"
-    var harness = PolicyHarness(files: ["bad.retry": file])
+    var harness = ReplHarness(files: ["bad.retry": file])
     let listing = await harness.enter(":load bad.retry")
     #expect(harness.errors.hasPrefix("bad.retry:1:"))
     #expect(listing.contains("a (has errors)"))
@@ -205,7 +166,7 @@ struct ReplPolicyTests {
 
   @Test("without color there are no escape codes")
   func noEscapeCodes() async {
-    var harness = PolicyHarness()
+    var harness = ReplHarness()
     await harness.enter("retry 3 backoff 1s", "retry 3 bakoff 1s", ":ast", ":json")
     #expect(!(harness.output + harness.errors).contains("\u{1B}"))
   }

@@ -3,42 +3,11 @@ import Testing
 
 @testable import RetryPolicyCLI
 
-/// Feeds lines to a session and collects what it writes to each stream.
-private struct SessionHarness {
-  var session: ReplSession
-  var output = ""
-  var errors = ""
-
-  init(files: [String: String] = [:]) {
-    session = ReplSession(
-      usesColor: false,
-      readFile: { path in
-        guard let text = files[path] else { throw CocoaError(.fileReadNoSuchFile) }
-        return text
-      })
-  }
-
-  @discardableResult
-  mutating func enter(_ lines: String...) async -> String {
-    var combined = ""
-    for line in lines {
-      for message in await session.handle(line: line) {
-        combined += message.text
-        switch message.stream {
-        case .output: output += message.text
-        case .error: errors += message.text
-        }
-      }
-    }
-    return combined
-  }
-}
-
 @Suite("REPL session")
 struct ReplSessionTests {
   @Test("':help' lists every command")
   func help() async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     await harness.enter(":help")
     for command in ReplSession.commands {
       #expect(harness.output.contains(":" + command.name))
@@ -57,7 +26,7 @@ struct ReplSessionTests {
       (":", "error: unknown command ':'; type ':help' for the commands\n"),
     ])
   func unknownCommand(line: String, expected: String) async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     await harness.enter(line)
     #expect(harness.errors == expected)
     #expect(harness.output.isEmpty)
@@ -66,7 +35,7 @@ struct ReplSessionTests {
 
   @Test("':quit' finishes the session")
   func quit() async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     #expect(!harness.session.isFinished)
     await harness.enter(":quit")
     #expect(harness.session.isFinished)
@@ -74,14 +43,15 @@ struct ReplSessionTests {
 
   @Test("blank and comment lines do nothing")
   func blankLines() async {
-    var harness = SessionHarness()
-    #expect(await harness.enter("", "   ", "# a comment").isEmpty)
+    var harness = ReplHarness()
+    await harness.enter("", "   ", "# a comment")
+    #expect(harness.output.isEmpty && harness.errors.isEmpty)
     #expect(harness.session.errorCount == 0)
   }
 
   @Test("'policy NAME {' opens a block that goes on until its '}'")
   func block() async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     #expect(harness.session.currentPrompt == "retry> ")
     await harness.enter("policy payments {")
     #expect(harness.session.isInBlock)
@@ -97,7 +67,7 @@ struct ReplSessionTests {
 
   @Test("Ctrl-C drops the block being typed")
   func interruptBlock() async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     await harness.enter("policy p {", "retry 3")
     harness.session.interrupt()
     #expect(!harness.session.isInBlock)
@@ -106,7 +76,7 @@ struct ReplSessionTests {
 
   @Test("commands work inside a block without ending it")
   func commandInBlock() async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     await harness.enter("policy p {", ":help")
     #expect(harness.session.isInBlock)
     #expect(harness.output.contains(":quit"))
@@ -116,14 +86,14 @@ struct ReplSessionTests {
     "commands about the last policy need one",
     arguments: [":ast", ":json", ":simulate ok", ":explain"])
   func noPolicyYet(line: String) async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     await harness.enter(line)
     #expect(harness.errors == "error: no policy yet; type one first\n")
   }
 
   @Test("':load' of a missing file is an error naming it")
   func loadMissingFile() async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     await harness.enter(":load nowhere.retry")
     #expect(harness.errors == "error: cannot read 'nowhere.retry': no such file\n")
     #expect(harness.session.errorCount == 1)
@@ -136,7 +106,7 @@ struct ReplSessionTests {
       (":explain nothing", "error: no policy 'nothing'; load a file with ':load FILE' first\n"),
     ])
   func missingArgument(line: String, expected: String) async {
-    var harness = SessionHarness()
+    var harness = ReplHarness()
     await harness.enter(line)
     #expect(harness.errors == expected)
   }

@@ -1,3 +1,4 @@
+import RetryPolicyTesting
 import Testing
 
 @testable import RetryPolicy
@@ -54,7 +55,7 @@ struct OneLineCompilerTests {
       "within 2m", "within 1s", "timeout 10s", "budget 10%", "budget 101%", "x1.5", "1s", ",",
       "%", "retry", "# c", "\n", "10001h", "1.5.5s", "é", "-", "x",
     ]
-    var generator = SplitMix(seed: 0x5EED)
+    var generator = SeededRandomNumberGenerator(seed: 0x5EED)
     var compiled = 0
     for _ in 0..<20000 {
       var text = ""
@@ -80,18 +81,5 @@ struct OneLineCompilerTests {
     #expect(analysis.diagnostics.isEmpty, "\(text)")
     #expect(analysis.policies == [fast], "\(text)")
     return true
-  }
-}
-
-/// A small seeded generator, so that the random lines are the same on every run.
-private struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
   }
 }

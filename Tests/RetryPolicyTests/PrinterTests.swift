@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyTesting
 import Testing
 
 @Suite("Canonical printer")
@@ -284,30 +285,12 @@ extension DurationLiteralSyntax {
 
 // MARK: Generated policies
 
-/// SplitMix64: a tiny seeded random number generator, so the generated cases are the same on
-/// every run.
-private struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-}
-
 /// Writes random valid policy text, with odd but valid spacing, number spelling and comments.
 private struct PolicyGenerator {
-  private var random: SplitMix64
+  private var random: SeededRandomNumberGenerator
 
   init(seed: UInt64) {
-    random = SplitMix64(seed: seed)
+    random = SeededRandomNumberGenerator(seed: seed)
   }
 
   private mutating func chance(_ percent: Int) -> Bool {
@@ -436,7 +419,7 @@ struct TokenSoupTests {
 
   @Test("random token soup never traps, and whatever parses cleanly prints and reparses")
   func soup() {
-    var random = SplitMix64(seed: 42)
+    var random = SeededRandomNumberGenerator(seed: 42)
     for _ in 0..<3000 {
       var text = ""
       for _ in 0..<Int.random(in: 0..<24, using: &random) {

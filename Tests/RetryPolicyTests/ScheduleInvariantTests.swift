@@ -1,27 +1,11 @@
+import RetryPolicyTesting
 import Testing
 
 @testable import RetryPolicy
 
-/// SplitMix64: a tiny seeded generator, so that every run draws the same rules and delays.
-private struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// Makes random rules of every shape that the compiler accepts, extremes included.
 private struct RuleGenerator {
-  var random: SplitMix64
+  var random: SeededRandomNumberGenerator
 
   /// A duration from zero to the longest a clause accepts, most often a few seconds.
   mutating func duration(allowsZero: Bool) -> Duration {
@@ -110,8 +94,8 @@ struct ScheduleInvariantTests {
 
   @Test("no delay is negative or above the cap, and drawn delays stay in their bounds")
   func bounds() {
-    var generator = RuleGenerator(random: SplitMix64(seed: 0x5EED))
-    var draws = SplitMix64(seed: 42)
+    var generator = RuleGenerator(random: SeededRandomNumberGenerator(seed: 0x5EED))
+    var draws = SeededRandomNumberGenerator(seed: 42)
     for _ in 0..<Self.ruleCount {
       let rule = generator.rule()
       let ceiling = Swift.min(rule.maxDelay ?? Duration.saturatedDelay, Duration.saturatedDelay)
@@ -133,7 +117,7 @@ struct ScheduleInvariantTests {
 
   @Test("without jitter, delayed, exponential and linear delays never shrink")
   func nonDecreasing() {
-    var generator = RuleGenerator(random: SplitMix64(seed: 7))
+    var generator = RuleGenerator(random: SeededRandomNumberGenerator(seed: 7))
     for _ in 0..<Self.ruleCount {
       var rule = generator.rule()
       rule.jitter = nil
@@ -152,7 +136,7 @@ struct ScheduleInvariantTests {
 
   @Test("a schedule has a row a retry up to its limit and a total at least each row's maximum")
   func schedules() {
-    var generator = RuleGenerator(random: SplitMix64(seed: 99))
+    var generator = RuleGenerator(random: SeededRandomNumberGenerator(seed: 99))
     for _ in 0..<Self.ruleCount / 3 {
       let rule = generator.rule()
       let schedule = rule.schedule(limit: 20)
@@ -175,7 +159,7 @@ struct ScheduleInvariantTests {
   func fullJitterOfHugeDelay() {
     let rule = RetryRule(
       behavior: .exponential(maxCount: 1000, initial: .seconds(1), multiplier: 10), jitter: .full)
-    var random = SplitMix64(seed: 1)
+    var random = SeededRandomNumberGenerator(seed: 1)
     let draws = (0..<20).map { _ in rule.delay(beforeRetry: 500, previous: nil, using: &random) }
     #expect(draws.contains { $0 > .seconds(1) })
     #expect(rule.delayBounds(beforeRetry: 500) == .zero...Duration.saturatedDelay)
