@@ -570,14 +570,7 @@ struct PolicyParser {
     let start = token.range.start
     switch token.kind {
     case .number:
-      let number = parseNumber()
-      guard token.kind == .percent else {
-        report(
-          .missingPercentSign(number.text),
-          at: SourceRange(start: number.range.end, end: number.range.end))
-        return nil
-      }
-      advance()
+      guard let number = parsePercent(after: "jitter") else { return nil }
       return JitterSyntax(
         kind: .percent(number), range: SourceRange(start: start, end: previousEnd))
     case .word:
