@@ -24,100 +24,22 @@ package enum ExplainRendering {
   // MARK: - Policy text
 
   /// The policy written back in the language from its compiled form: one line per rule,
-  /// then a line of policy-wide clauses if there are any.
+  /// and the policy-wide clauses at the end of a single rule's line or on a line of their own.
   ///
   /// Every delay clause is explicit (`immediately`, `backoff 1s x2`), so the line says
   /// exactly what the compiled rule does.
   package static func policyLines(_ policy: CompiledPolicy) -> [String] {
-    var lines = policy.rules.map(ruleText)
-    let wide = policyWideClauses(policy)
-    if !wide.isEmpty {
-      if lines.count == 1 {
-        lines[0] += " " + wide.joined(separator: " ")
-      } else {
-        lines.append(contentsOf: wide)
-      }
-    }
-    return lines
+    policy.text(explicitDelays: true).split(separator: "\n").map(String.init)
   }
 
   /// One rule written back in the language: `retry 5 on serverError backoff 1s x1.5 jitter 10%`.
   package static func ruleText(_ rule: RetryRule) -> String {
-    var parts: [String] = []
-    parts.append("retry " + (rule.behavior.maxCount.map(String.init) ?? "forever"))
-    if !rule.errorClasses.isEmpty {
-      parts.append("on " + rule.errorClasses.joined(separator: ", "))
-    }
-    if !rule.excludedClasses.isEmpty {
-      parts.append("except " + rule.excludedClasses.joined(separator: ", "))
-    }
-    switch rule.behavior {
-    case .immediate:
-      parts.append("immediately")
-    case .delayed(_, let delay):
-      parts.append("delay " + delay.policyText)
-    case .exponential(_, let initial, let multiplier):
-      parts.append("backoff \(initial.policyText) x\(NumberText.decimal(multiplier))")
-    case .linear(_, let initial, let increment):
-      parts.append("backoff \(initial.policyText) +\(increment.policyText)")
-    case .customTimerDelayed(_, let delays):
-      parts.append("delays " + delays.map(\.policyText).joined(separator: ", "))
-    }
-    if let jitter = rule.jitter {
-      parts.append("jitter " + jitterText(jitter))
-    }
-    if let cap = rule.maxDelay {
-      parts.append("max " + cap.policyText)
-    }
-    if let hook = rule.hook {
-      parts.append("after " + hook)
-    }
-    if rule.honorsRetryAfter {
-      parts.append("honoring retry-after")
-    }
-    return parts.joined(separator: " ")
-  }
-
-  private static func policyWideClauses(_ policy: CompiledPolicy) -> [String] {
-    var clauses: [String] = []
-    if let deadline = policy.deadline { clauses.append("within " + deadline.policyText) }
-    if let timeout = policy.attemptTimeout { clauses.append("timeout " + timeout.policyText) }
-    if let ratio = policy.budgetRatio { clauses.append("budget " + percentText(ratio)) }
-    return clauses
-  }
-
-  private static func jitterText(_ jitter: Jitter) -> String {
-    switch jitter {
-    case .proportional(let fraction): percentText(fraction)
-    case .full: "full"
-    case .equal: "equal"
-    case .decorrelated: "decorrelated"
-    }
+    rule.text(explicitDelays: true)
   }
 
   /// A fraction as a percentage: `0.1` → `10%`.
   package static func percentText(_ fraction: Double) -> String {
-    NumberText.decimal(fraction * 100) + "%"
-  }
-
-  /// The compiled behavior as Swift-like text:
-  /// `exponential(maxCount: 5, initial: 1s, multiplier: 1.5)`.
-  package static func behaviorDescription(_ behavior: RepeatBehavior) -> String {
-    let count = "maxCount: " + (behavior.maxCount.map(String.init) ?? "nil")
-    switch behavior {
-    case .immediate:
-      return "immediate(\(count))"
-    case .delayed(_, let delay):
-      return "delayed(\(count), delay: \(delay.policyText))"
-    case .exponential(_, let initial, let multiplier):
-      return
-        "exponential(\(count), initial: \(initial.policyText), multiplier: \(NumberText.decimal(multiplier)))"
-    case .linear(_, let initial, let increment):
-      return "linear(\(count), initial: \(initial.policyText), increment: \(increment.policyText))"
-    case .customTimerDelayed(_, let delays):
-      let list = delays.map(\.policyText).joined(separator: ", ")
-      return "customTimerDelayed(\(count), delays: [\(list)])"
-    }
+    CompiledPolicy.percentText(fraction) + "%"
   }
 
   // MARK: - Text
@@ -168,7 +90,7 @@ package enum ExplainRendering {
     _ rule: RetryRule, in policy: CompiledPolicy, style: TextStyle
   ) -> String {
     var rows: [(String, String)] = []
-    rows.append(("behavior", behaviorDescription(rule.behavior)))
+    rows.append(("behavior", rule.behavior.description))
     rows.append(("attempts", attemptsText(rule.behavior.maxCount, policy: policy)))
     rows.append(
       (

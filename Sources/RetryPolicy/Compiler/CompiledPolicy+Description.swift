@@ -6,11 +6,15 @@ extension CompiledPolicy: CustomStringConvertible {
   /// clauses at the end of a single rule's line or on a line of their own.
   ///
   ///     retry 5 on serverError backoff 1s x1.5 jitter 10% within 2m
-  public var description: String {
+  public var description: String { text(explicitDelays: false) }
+
+  /// The policy as policy text; with `explicitDelays`, every rule names its delay clause in
+  /// full (`immediately`, `backoff 1s x2`), as `explain` shows it.
+  package func text(explicitDelays: Bool) -> String {
     var text = ""
     for (index, rule) in rules.enumerated() {
       if index > 0 { text += "\n" }
-      rule.write(to: &text)
+      rule.write(to: &text, explicitDelays: explicitDelays)
     }
     var policyWide = ""
     if let deadline { policyWide += " within " + deadline.policyText }
@@ -27,7 +31,7 @@ extension CompiledPolicy: CustomStringConvertible {
   }
 
   /// A fraction as the percentage that compiles back to it: 0.1 → `10`, 0.075 → `7.5`.
-  static func percentText(_ fraction: Double) -> String {
+  package static func percentText(_ fraction: Double) -> String {
     let percent = fraction * 100
     guard percent.isFinite else { return numberText(percent) }
     var scale = 1.0
@@ -40,7 +44,7 @@ extension CompiledPolicy: CustomStringConvertible {
   }
 
   /// A number as the language writes it: `2`, `1.5`, `0.00001`; never `2.0` or an exponent.
-  static func numberText(_ value: Double) -> String {
+  package static func numberText(_ value: Double) -> String {
     if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
       return String(Int64(value))
     }
@@ -77,20 +81,30 @@ extension RetryRule: CustomStringConvertible {
     return text
   }
 
+  /// The rule as policy text; with `explicitDelays`, the delay clause is written in full
+  /// (`immediately`, `backoff 1s x2`).
+  package func text(explicitDelays: Bool) -> String {
+    var text = ""
+    write(to: &text, explicitDelays: explicitDelays)
+    return text
+  }
+
   /// Appends the rule's text.
-  func write(to text: inout String) {
+  func write(to text: inout String, explicitDelays: Bool = false) {
     text += "retry "
     text += behavior.maxCount.map { String($0) } ?? "forever"
     if !errorClasses.isEmpty { text += " on " + errorClasses.joined(separator: ", ") }
     if !excludedClasses.isEmpty { text += " except " + excludedClasses.joined(separator: ", ") }
     switch behavior {
     case .immediate:
-      break
+      if explicitDelays { text += " immediately" }
     case .delayed(_, let delay):
       text += " delay " + delay.policyText
     case .exponential(_, let initial, let multiplier):
       text += " backoff " + initial.policyText
-      if multiplier != 2 { text += " x" + CompiledPolicy.numberText(multiplier) }
+      if multiplier != 2 || explicitDelays {
+        text += " x" + CompiledPolicy.numberText(multiplier)
+      }
     case .linear(_, let initial, let increment):
       text += " backoff " + initial.policyText + " +" + increment.policyText
     case .customTimerDelayed(_, let delays):
