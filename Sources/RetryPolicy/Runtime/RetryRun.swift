@@ -16,7 +16,9 @@ package struct RetryRun: Sendable {
 
   /// Starts a run; `attempts` counts attempts already made (1 after a failed fast path).
   @usableFromInline
-  package init(policy: CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0) {
+  package init(
+    policy: borrowing CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0
+  ) {
     self.random = environment.random
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.budget = policy.activeBudget
