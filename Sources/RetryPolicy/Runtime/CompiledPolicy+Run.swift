@@ -31,16 +31,17 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    guard attemptTimeout == nil, deadline == nil, budgetRatio == nil else {
-      return try await runRetrying(
-        environment: RetryEnvironment(), firstFailure: nil, isolation: isolation, operation)
+    guard attemptTimeout == nil else {
+      return try await runTimingOut(in: RetryEnvironment(), isolation: isolation, operation)
     }
-    do {
-      return try await operation()
-    } catch {
-      return try await runRetrying(
-        environment: RetryEnvironment(), firstFailure: error, isolation: isolation, operation)
+    let firstFailure: (any Error)?
+    if deadline == nil, budgetRatio == nil {
+      do { return try await operation() } catch { firstFailure = error }
+    } else {
+      firstFailure = nil
     }
+    return try await drive(
+      in: RetryEnvironment(), after: firstFailure, isolation: isolation, operation)
   }
 
   /// Runs `operation` in `environment`, retrying it as the policy says, and returns its first
@@ -71,44 +72,48 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    guard attemptTimeout == nil, deadline == nil, budgetRatio == nil,
-      environment.observer == nil
-    else {
-      return try await runRetrying(
-        environment: environment, firstFailure: nil, isolation: isolation, operation)
+    guard attemptTimeout == nil else {
+      return try await runTimingOut(in: environment, isolation: isolation, operation)
     }
-    do {
-      return try await operation()
-    } catch {
-      return try await runRetrying(
-        environment: environment, firstFailure: error, isolation: isolation, operation)
+    let firstFailure: (any Error)?
+    if deadline == nil, budgetRatio == nil, environment.observer == nil {
+      do { return try await operation() } catch { firstFailure = error }
+    } else {
+      firstFailure = nil
     }
+    return try await drive(in: environment, after: firstFailure, isolation: isolation, operation)
   }
 
-  /// The general path: every attempt (or every one after a failed plain first attempt).
-  @usableFromInline
-  func runRetrying<Success>(
-    environment: RetryEnvironment,
-    firstFailure: (any Error)?,
+  /// The driver loop of a run, inlined into `run` so that, without `timeout`, every attempt is
+  /// a plain call from the caller's own frame and isolation.
+  ///
+  /// ``RetryRun`` makes every decision, reports every event and checks cancellation; the loop
+  /// only calls it: the decision synchronously, and `perform` (the wait and the hook) only when
+  /// there is a delay or a hook.
+  ///
+  /// - Parameters:
+  ///   - environment: The run's environment.
+  ///   - firstFailure: The error of a plain first attempt `run` already made, or nil when no
+  ///     attempt was made yet.
+  ///   - isolation: The caller's actor: the same as `run`'s, into which this is inlined.
+  ///   - operation: The work to attempt.
+  @inlinable
+  @inline(__always)
+  func drive<Success>(
+    in environment: RetryEnvironment,
+    after firstFailure: (any Error)?,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, attempts: firstFailure == nil ? 0 : 1)
-    // The decision is a plain call; only a delay or a hook makes an async call.
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
       try await run.perform(wait, after: firstFailure, in: environment)
     }
-    // Read once: the loop then needs nothing more of the policy than the run holds.
-    let hasTimeout = attemptTimeout != nil
     while true {
       run.startAttempt(in: environment)
       do {
-        // Without `timeout`, an attempt is a plain call, with no function between.
-        let value =
-          hasTimeout
-          ? try await attempt(on: environment.clock, operation)
-          : try await operation()
+        let value = try await operation()
         run.finishSucceeded(in: environment)
         return value
       } catch {
@@ -116,6 +121,19 @@ extension CompiledPolicy {
           try await run.perform(wait, after: error, in: environment)
         }
       }
+    }
+  }
+
+  /// A run under `timeout`: the same driver, each attempt in a child task beside a timer
+  /// (see ``attempt(on:_:)``); out of line, as it allocates anyway.
+  @usableFromInline
+  func runTimingOut<Success>(
+    in environment: RetryEnvironment,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    try await drive(in: environment, after: nil, isolation: isolation) {
+      try await attempt(on: environment.clock, operation)
     }
   }
 }

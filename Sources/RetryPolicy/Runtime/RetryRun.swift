@@ -2,6 +2,7 @@
 ///
 /// It waits on the clock, runs hooks, draws on the budget and reports events. `run` and
 /// retrying sequences share it.
+@usableFromInline
 package struct RetryRun: Sendable {
   /// This run's own copy of the environment's random source.
   private var random: any RandomNumberGenerator & Sendable
@@ -14,7 +15,10 @@ package struct RetryRun: Sendable {
   private let start: (any InstantProtocol<Duration>)?
 
   /// Starts a run; `attempts` counts attempts already made (1 after a failed fast path).
-  package init(policy: CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0) {
+  @usableFromInline
+  package init(
+    policy: borrowing CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0
+  ) {
     self.random = environment.random
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.budget = policy.activeBudget
@@ -26,6 +30,7 @@ package struct RetryRun: Sendable {
   ///
   /// Every method takes the run's environment, the one it started with, which the run borrows
   /// instead of keeping a copy.
+  @usableFromInline
   package mutating func startAttempt(in environment: borrowing RetryEnvironment) {
     machine.attemptStarted()
     if let budget, machine.attempts == 1 { budget.recordFirstAttempt() }
@@ -33,6 +38,7 @@ package struct RetryRun: Sendable {
   }
 
   /// Reports that the last attempt succeeded and the run is over.
+  @usableFromInline
   package func finishSucceeded(in environment: borrowing RetryEnvironment) {
     finish(.succeeded, in: environment)
   }
@@ -63,6 +69,7 @@ package struct RetryRun: Sendable {
   /// hook, draws on the budget and reports the retry. Cancellation is checked once, before
   /// the decision: a retry that does not suspend starts the next attempt at once, and
   /// ``perform(_:after:)`` checks again after a wait.
+  @usableFromInline
   package mutating func decideRetry(
     after error: any Error, in environment: borrowing RetryEnvironment
   ) throws -> RetryWait? {
@@ -97,6 +104,7 @@ package struct RetryRun: Sendable {
 
   /// Sleeps the wait's delay on the clock, then runs its hook; throws as ``recover(from:)``
   /// says, and `CancellationError` when the task is cancelled by the end of the wait.
+  @usableFromInline
   @inline(__always)
   nonisolated(nonsending) package func perform(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment
@@ -148,6 +156,7 @@ package struct RetryRun: Sendable {
 }
 
 /// What a run waits for before its next attempt: a delay on its clock, then a hook.
+@usableFromInline
 package struct RetryWait: Sendable {
   /// The delay to sleep first; zero for none.
   package var delay: Duration

@@ -30,7 +30,7 @@ package struct RetryStateMachine: Sendable {
   }
 
   /// Creates the state of a run of `policy` that has made `attempts` attempts so far.
-  package init(policy: CompiledPolicy, attempts: Int = 0) {
+  package init(policy: borrowing CompiledPolicy, attempts: Int = 0) {
     self.rules = policy.rules
     self.deadline = policy.deadline
     self.attempts = attempts
