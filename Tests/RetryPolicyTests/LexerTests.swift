@@ -65,6 +65,15 @@ struct LexerTests {
     #expect(lex("xray").tokens.first?.token.keyword == nil)
   }
 
+  @Test("a name that starts with 'x' and digits, such as 'x509Error', stays a name")
+  func namesStartingWithXAndDigits() {
+    let name = lex("x509Error").tokens
+    #expect(name.map(\.text) == ["x509Error"])
+    #expect(name.first?.token.isIdentifier == true)
+    #expect(lex("x2").tokens.map(\.text) == ["x", "2"])
+    #expect(lex("x1.5s").tokens.first?.token.keyword == .x)
+  }
+
   @Test("'retry-after' is one word; other hyphenated words are not identifiers")
   func hyphenatedWords() {
     let retryAfter = lex("retry-after").tokens

@@ -15,6 +15,7 @@ struct OneLineCompilerTests {
     "retry 3 on timeout after refreshToken honoring retry-after delay 1s jitter equal",
     "retry forever backoff 1s jitter decorrelated within 2m timeout 10s budget 12.5%",
     "retry 2 backoff 1s x 1.25 jitter 100 % max 1s within 1h", "retry 1 on any",
+    "retry 3 on x509Error backoff 1s x1.5",
     // Left to the front end: errors, warnings and what the fast path does not read.
     "", "   ", "retry", "retry 3.5", "retry 10001", "retry 99999999999999999999", "retry forever",
     "retry 3 delay 0s", "retry 3 backoff 0s", "retry 3 backoff 1s x1", "retry 3 backoff 1s x0.5",

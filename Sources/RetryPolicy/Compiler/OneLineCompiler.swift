@@ -86,10 +86,15 @@ struct OneLineCompiler {
     guard let first = byte(at: start), Self.isIdentifierByte(first), !Self.isDigit(first) else {
       return nil
     }
-    // The lexer reads `x` before a digit as the keyword alone (`x1.5`).
+    // The lexer reads `x` before digits as the keyword alone (`x1.5`), but `x509Error` as a
+    // name: the factor sign is `x` followed by an identifier run of digits only.
     if first == UInt8(ascii: "x"), let next = byte(at: start + 1), Self.isDigit(next) {
-      index = start + 1
-      return (start, start + 1, .x)
+      var runEnd = start + 1
+      while runEnd < bytes.count, Self.isDigit(bytes[runEnd]) { runEnd += 1 }
+      if !(runEnd < bytes.count && Self.isIdentifierByte(bytes[runEnd])) {
+        index = start + 1
+        return (start, start + 1, .x)
+      }
     }
     var end = start + 1
     while end < bytes.count, Self.isIdentifierByte(bytes[end]) { end += 1 }

@@ -208,7 +208,7 @@ struct Lexer {
 
   private mutating func scanWord() -> Token {
     let start = location
-    if bytes[offset] == .lowerX, let next = peek(1), isDigit(next) {
+    if bytes[offset] == .lowerX, let next = peek(1), isDigit(next), isFactorSign(at: offset) {
       step()
       return Token(
         kind: .word, start: start.offset, end: offset,
@@ -227,6 +227,17 @@ struct Lexer {
       kind: .word, start: start.offset, end: offset,
       range: SourceRange(start: start, end: location), keyword: keyword,
       isIdentifier: isIdentifier && keyword == nil, hasFraction: false, unitStart: offset)
+  }
+
+  /// Whether the `x` at `position` is the factor sign: the identifier run it starts is `x`
+  /// and digits only (`x1.5`, `x 3` aside), not a name such as `x509Error`.
+  private func isFactorSign(at position: Int) -> Bool {
+    var index = position + 1
+    while index < bytes.count, isIdentifierByte(bytes[index]) {
+      if !isDigit(bytes[index]) { return false }
+      index += 1
+    }
+    return true
   }
 
   /// Reads a run of characters that cannot start a token and reports it once.
