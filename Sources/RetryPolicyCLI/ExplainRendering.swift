@@ -98,7 +98,7 @@ package enum ExplainRendering {
         rule.errorClasses.isEmpty
           ? "any error but cancellation" : rule.errorClasses.joined(separator: ", ")
       ))
-    let excluded = ["cancellation"] + rule.excludedClasses
+    let excluded = ["cancellation"] + rule.excludedClasses.filter { $0 != "cancellation" }
     rows.append(("never on", excluded.joined(separator: ", ")))
     rows.append(("jitter", rule.jitter.map(jitterDescription) ?? "none"))
     rows.append(

@@ -131,7 +131,8 @@ struct OutcomeScript: Sendable, Equatable {
       case "@", "~":
         guard let duration = parseDuration(argument) else {
           throw .other(
-            "invalid duration '\(argument)' in outcome '\(item)'; expected such as '250ms', '1.5s', '2m'"
+            "invalid duration '\(argument)' in outcome '\(item)'; write one of at most '10000h',"
+              + " such as '250ms', '1.5s' or '2m'"
           )
         }
         if marker == "@" {
@@ -152,7 +153,8 @@ struct OutcomeScript: Sendable, Equatable {
     return (outcome, count ?? 1)
   }
 
-  /// `250ms`, `1.5s`, `2m`, `1h`: a number and a unit, as in policies; at most a day.
+  /// `250ms`, `1.5s`, `2m`, `1h`: a number and a unit, as in policies; at most `10000h`, the
+  /// longest duration a policy takes.
   static func parseDuration(_ text: Substring) -> Duration? {
     let units: [(suffix: String, seconds: Double)] = [
       ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600),
@@ -163,7 +165,7 @@ struct OutcomeScript: Sendable, Equatable {
         number.first != ".", number.last != ".", let value = Double(number)
       else { return nil }
       let seconds = value * unit.seconds
-      guard seconds.isFinite, seconds <= 86_400 else { return nil }
+      guard seconds.isFinite, seconds <= 36_000_000 else { return nil }
       return .saturating(seconds: seconds)
     }
     return nil

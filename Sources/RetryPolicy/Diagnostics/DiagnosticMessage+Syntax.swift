@@ -177,14 +177,15 @@ extension DiagnosticMessage {
 
   /// `unterminated-block`: a block without its `}`.
   package static func unterminatedBlock(_ name: String) -> DiagnosticMessage {
-    DiagnosticMessage(
-      .unterminatedBlock, .error,
-      "expected '}' to end policy '\(excerpt(name))'; add '}' on a line of its own")
+    let policy = name.isEmpty ? "the policy" : "policy '\(excerpt(name))'"
+    return DiagnosticMessage(
+      .unterminatedBlock, .error, "expected '}' to end \(policy); add '}' on a line of its own")
   }
 
   /// `block-opens-here`: the note at a block's `{`.
   package static func blockOpensHere(_ name: String) -> DiagnosticMessage {
-    DiagnosticMessage(.blockOpensHere, .note, "policy '\(excerpt(name))' opens here")
+    let policy = name.isEmpty ? "the policy" : "policy '\(excerpt(name))'"
+    return DiagnosticMessage(.blockOpensHere, .note, "\(policy) opens here")
   }
 
   /// `invalid-name`: a name that is not an ASCII identifier.
