@@ -39,21 +39,23 @@ extension DiagnosticMessage {
   /// `factor-below-one`: a backoff factor that would shrink the delay.
   static func factorBelowOne(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
-      .factorBelowOne, .error, "backoff factor \(text) is below 1; a factor must be 1 or more")
+      .factorBelowOne, .error,
+      "backoff factor \(excerpt(text)) is below 1; a factor must be 1 or more")
   }
 
   /// `factor-too-large`: a backoff factor above ``PolicyChecker/largestFactor``.
   static func factorTooLarge(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .factorTooLarge, .error,
-      "backoff factor \(text) is too large; the most is \(PolicyChecker.largestFactorText)")
+      "backoff factor \(excerpt(text)) is too large; the most is \(PolicyChecker.largestFactorText)"
+    )
   }
 
   /// `jitter-out-of-range`: a jitter percentage outside (0, 100].
   static func jitterOutOfRange(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .jitterOutOfRange, .error,
-      "jitter \(text)% is out of range; it must be above 0% and at most 100%")
+      "jitter \(excerpt(text))% is out of range; it must be above 0% and at most 100%")
   }
 
   /// `jitter-without-delay`: jitter on a rule that retries immediately.
@@ -70,46 +72,48 @@ extension DiagnosticMessage {
   static func durationTooLong(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .durationTooLong, .error,
-      "duration '\(text)' is too long; the most is '\(PolicyChecker.longestDuration.policyText)'")
+      "duration '\(excerpt(text))' is too long; the most is '\(PolicyChecker.longestDuration.policyText)'"
+    )
   }
 
   /// `budget-out-of-range`: a budget percentage outside (0, 100].
   static func budgetOutOfRange(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .budgetOutOfRange, .error,
-      "budget \(text)% is out of range; it must be above 0% and at most 100%")
+      "budget \(excerpt(text))% is out of range; it must be above 0% and at most 100%")
   }
 
   /// `duplicate-policy`: a second policy of the same name in a file.
   static func duplicatePolicy(_ name: String) -> DiagnosticMessage {
     DiagnosticMessage(
-      .duplicatePolicy, .error, "policy '\(name)' is declared more than once; names are unique")
+      .duplicatePolicy, .error,
+      "policy '\(excerpt(name))' is declared more than once; names are unique")
   }
 
   /// `unknown-error-class`: an error class outside the host's vocabulary.
   static func unknownErrorClass(_ name: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(
       .unknownErrorClass, .error,
-      "unknown error class '\(name)'" + Suggestion.didYouMean(suggestion))
+      "unknown error class '\(excerpt(name))'" + Suggestion.didYouMean(suggestion))
   }
 
   /// `unknown-hook`: a hook outside the host's vocabulary.
   static func unknownHook(_ name: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(
-      .unknownHook, .error, "unknown hook '\(name)'" + Suggestion.didYouMean(suggestion))
+      .unknownHook, .error, "unknown hook '\(excerpt(name))'" + Suggestion.didYouMean(suggestion))
   }
 
   /// `class-in-on-and-except`: one class both retried and excluded by a rule.
   static func classInOnAndExcept(_ name: String) -> DiagnosticMessage {
     DiagnosticMessage(
-      .classInOnAndExcept, .error, "error class '\(name)' is in both 'on' and 'except'")
+      .classInOnAndExcept, .error, "error class '\(excerpt(name))' is in both 'on' and 'except'")
   }
 
   /// `empty-policy`: a policy with no `retry` rule.
   ///
   /// Named apart from the parser's own factories: the id is shared with the syntax stage.
   static func policyWithoutRule(named name: String?) -> DiagnosticMessage {
-    let subject = name.map { "policy '\($0)'" } ?? "the policy"
+    let subject = name.map { "policy '\(excerpt($0))'" } ?? "the policy"
     return DiagnosticMessage(
       .emptyPolicy, .error, "\(subject) has no rule; add one such as 'retry 3 backoff 1s'")
   }
@@ -120,7 +124,8 @@ extension DiagnosticMessage {
   static func capBelowFirstDelay(cap: String, firstDelay: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .capBelowFirstDelay, .warning,
-      "'max \(cap)' is below the first delay \(firstDelay); every delay will be \(cap)")
+      "'max \(excerpt(cap))' is below the first delay \(excerpt(firstDelay)); every delay will be \(excerpt(cap))"
+    )
   }
 
   /// `unreachable-rule`: a rule after one that takes every error.
@@ -134,12 +139,13 @@ extension DiagnosticMessage {
   static func factorOfOne(initial: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .factorOfOne, .warning,
-      "a factor of 1 keeps the delay constant; write 'delay \(initial)'")
+      "a factor of 1 keeps the delay constant; write 'delay \(excerpt(initial))'")
   }
 
   /// `zero-delay`: `delay 0s`, which waits no time.
   static func zeroDelay(_ text: String) -> DiagnosticMessage {
-    DiagnosticMessage(.zeroDelay, .warning, "'delay \(text)' waits no time; write 'immediately'")
+    DiagnosticMessage(
+      .zeroDelay, .warning, "'delay \(excerpt(text))' waits no time; write 'immediately'")
   }
 
   /// `cap-without-delay`: `max` on a rule whose delays are all zero.
@@ -150,7 +156,7 @@ extension DiagnosticMessage {
   static func timeoutNotBelowDeadline(timeout: String, deadline: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .timeoutNotBelowDeadline, .warning,
-      "'timeout \(timeout)' is not shorter than 'within \(deadline)'; the deadline ends "
+      "'timeout \(excerpt(timeout))' is not shorter than 'within \(excerpt(deadline))'; the deadline ends "
         + "attempts first")
   }
 
@@ -158,6 +164,6 @@ extension DiagnosticMessage {
 
   /// `first-given-here`: where a clause, class or policy name was first given.
   static func firstGivenHere(_ what: String) -> DiagnosticMessage {
-    DiagnosticMessage(.firstGivenHere, .note, "'\(what)' first given here")
+    DiagnosticMessage(.firstGivenHere, .note, "'\(excerpt(what))' first given here")
   }
 }

@@ -44,16 +44,10 @@ extension DiagnosticMessage {
       "malformed number '\(excerpt(text))'; write digits after the point, such as '1.5'")
   }
 
-  /// `number-too-large`: a number or duration too large to represent.
+  /// `number-too-large`: a number too large to represent.
   package static func numberTooLarge(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .numberTooLarge, .error, "number '\(excerpt(text))' is too large to represent")
-  }
-
-  /// `number-too-large`: a duration too large to represent.
-  package static func durationTooLarge(_ text: String) -> DiagnosticMessage {
-    DiagnosticMessage(
-      .numberTooLarge, .error, "duration '\(excerpt(text))' is too large to represent")
   }
 
   /// `unknown-unit`: a duration unit other than `ms`, `s`, `m` and `h`.

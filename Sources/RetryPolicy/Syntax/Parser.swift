@@ -687,7 +687,8 @@ struct PolicyParser {
       }
       let duration = Self.duration(
         lexer.slice(token.start, token.unitStart), nanosecondsPerUnit: unit.nanoseconds)
-      if duration == nil { report(.durationTooLarge(text), at: token.range) }
+      // Too large to represent is also above the longest duration a policy takes.
+      if duration == nil { report(.durationTooLong(text), at: token.range) }
       let literal = DurationLiteralSyntax(
         number: lexer.text(token.start, token.unitStart), unit: unit, duration: duration,
         range: token.range)
