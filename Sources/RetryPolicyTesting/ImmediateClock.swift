@@ -33,7 +33,8 @@ public final class ImmediateClock: Clock, Sendable {
   nonisolated(nonsending) public func sleep(
     until deadline: Instant, tolerance: Duration? = nil
   ) async throws {
-    try Task.checkCancellation()
+    // `Task.isCancelled` rather than `Task.checkCancellation()`, which retains the task.
+    if Task.isCancelled { throw CancellationError() }
     current.withLock { $0 = Swift.max($0, deadline) }
   }
 
