@@ -210,7 +210,14 @@ extension Duration {
 nonisolated(nonsending) private func sleep<C: Clock<Duration>>(
   on clock: C, for delay: Duration
 ) async throws {
-  try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
+  try await clock.sleep(until: deadline(on: clock, after: delay), tolerance: nil)
+}
+
+/// `clock.now.advanced(by: delay)`, out of line: in the async caller, each instant of a
+/// clock's unknown type costs a task allocation, and this way only the deadline needs one.
+@inline(never)
+private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
+  clock.now.advanced(by: delay)
 }
 
 /// The time on `clock` since `start`, an instant `clock` gave; zero for an instant of another
