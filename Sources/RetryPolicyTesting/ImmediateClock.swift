@@ -28,8 +28,13 @@ public final class ImmediateClock: Clock, Sendable {
 
   /// Moves ``now`` to `deadline` if it is later, and returns at once; throws
   /// `CancellationError` when the task is cancelled.
-  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-    try Task.checkCancellation()
+  ///
+  /// It runs on the caller's executor, as it never suspends.
+  nonisolated(nonsending) public func sleep(
+    until deadline: Instant, tolerance: Duration? = nil
+  ) async throws {
+    // `Task.isCancelled` rather than `Task.checkCancellation()`, which retains the task.
+    if Task.isCancelled { throw CancellationError() }
     current.withLock { $0 = Swift.max($0, deadline) }
   }
 

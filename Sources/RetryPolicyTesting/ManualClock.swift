@@ -36,7 +36,8 @@ public final class ManualClock: Clock, Sendable {
 
     /// Whether `lhs` comes before `rhs`.
     public static func < (lhs: Instant, rhs: Instant) -> Bool {
-      lhs.offset < rhs.offset
+      // As `Int128` attoseconds, which inline, unlike `Duration`'s `<`.
+      lhs.offset.attoseconds < rhs.offset.attoseconds
     }
 
     /// The offset, such as `2.5 seconds`.
@@ -200,14 +201,16 @@ extension Duration {
   private static let exactLimit: Duration = .seconds(1 << 48)
 
   /// Whether `self` and `other` both lie strictly within ±``exactLimit``.
+  /// (Compared as `Int128` attoseconds, which inline, unlike `Duration`'s operators.)
   private func isExact(with other: Duration) -> Bool {
-    let limit = Duration.exactLimit
-    return Swift.max(self, other) < limit && Swift.min(self, other) > .zero - limit
+    let limit = Duration.exactLimit.attoseconds
+    let (lhs, rhs) = (attoseconds, other.attoseconds)
+    return Swift.max(lhs, rhs) < limit && Swift.min(lhs, rhs) > -limit
   }
 
   /// The sum, stopping at ±``virtualTimeLimit`` instead of overflowing.
   func saturatingSum(_ other: Duration) -> Duration {
-    if isExact(with: other) { return self + other }
+    if isExact(with: other) { return Duration(attoseconds: attoseconds + other.attoseconds) }
     let total = self / .seconds(1) + other / .seconds(1)
     guard total.magnitude < Duration.virtualTimeLimit / .seconds(1) else {
       return total > 0 ? Duration.virtualTimeLimit : .zero - Duration.virtualTimeLimit
@@ -217,7 +220,7 @@ extension Duration {
 
   /// The difference, stopping at ±``virtualTimeLimit`` instead of overflowing.
   func saturatingDifference(_ other: Duration) -> Duration {
-    if isExact(with: other) { return self - other }
+    if isExact(with: other) { return Duration(attoseconds: attoseconds - other.attoseconds) }
     let total = self / .seconds(1) - other / .seconds(1)
     guard total.magnitude < Duration.virtualTimeLimit / .seconds(1) else {
       return total > 0 ? Duration.virtualTimeLimit : .zero - Duration.virtualTimeLimit

@@ -5,7 +5,7 @@
 @usableFromInline
 package struct RetryRun: Sendable {
   /// This run's own copy of the environment's random source.
-  private var random: any RandomNumberGenerator & Sendable
+  private var random: RandomSource
   /// The decisions so far; it also holds the policy's rules and deadline.
   package private(set) var machine: RetryStateMachine
   /// The policy's shared budget, when it has `budget P%`.
@@ -14,16 +14,30 @@ package struct RetryRun: Sendable {
   /// needs the elapsed time, so that other runs never read the clock.
   private let start: (any InstantProtocol<Duration>)?
 
-  /// Starts a run; `attempts` counts attempts already made (1 after a failed fast path).
-  @usableFromInline
+  /// Starts a run in `environment`; `attempts` counts attempts already made (1 after a failed
+  /// fast path).
+  @inlinable
+  @inline(__always)
   package init(
-    policy: borrowing CompiledPolicy, environment: RetryEnvironment, attempts: Int = 0
+    policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, attempts: Int = 0
   ) {
-    self.random = environment.random
+    // The parts the run needs, passed one by one: copying the whole environment into `init`
+    // costs a copy and a destruction of all of it per run.
+    self.init(
+      policy: policy, random: environment.random, clock: environment.clock,
+      isObserved: environment.observer != nil, attempts: attempts)
+  }
+
+  @usableFromInline
+  init(
+    policy: borrowing CompiledPolicy, random: any RandomNumberGenerator & Sendable,
+    clock: borrowing any Clock<Duration>, isObserved: Bool, attempts: Int
+  ) {
+    self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.budget = policy.activeBudget
-    let needsTime = policy.deadline != nil || environment.observer != nil
-    self.start = needsTime ? environment.clock.now : nil
+    let needsTime = policy.deadline != nil || isObserved
+    self.start = needsTime ? clock.now : nil
   }
 
   /// Records that an attempt starts; the first one deposits into the budget.
@@ -155,6 +169,17 @@ package struct RetryRun: Sendable {
   }
 }
 
+/// A random source of any type, as one concrete type: the state machine's draws are
+/// specialized for it, and only ``next()`` is a dynamic call.
+struct RandomSource: RandomNumberGenerator, Sendable {
+  var base: any RandomNumberGenerator & Sendable
+
+  @inline(__always)
+  mutating func next() -> UInt64 {
+    base.next()
+  }
+}
+
 /// What a run waits for before its next attempt: a delay on its clock, then a hook.
 @usableFromInline
 package struct RetryWait: Sendable {
@@ -185,7 +210,14 @@ extension Duration {
 nonisolated(nonsending) private func sleep<C: Clock<Duration>>(
   on clock: C, for delay: Duration
 ) async throws {
-  try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
+  try await clock.sleep(until: deadline(on: clock, after: delay), tolerance: nil)
+}
+
+/// `clock.now.advanced(by: delay)`, out of line: in the async caller, each instant of a
+/// clock's unknown type costs a task allocation, and this way only the deadline needs one.
+@inline(never)
+private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
+  clock.now.advanced(by: delay)
 }
 
 /// The time on `clock` since `start`, an instant `clock` gave; zero for an instant of another
