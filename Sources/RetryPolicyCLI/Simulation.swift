@@ -1,6 +1,5 @@
 import RetryPolicy
 import RetryPolicyTesting
-import Synchronization
 
 /// One simulated run of a policy: the policy, the script of outcomes and the seed.
 ///
@@ -102,7 +101,7 @@ struct Simulation: Sendable {
 
 /// Counts attempts from the operation, which may not capture mutable state.
 private final class Counter: Sendable {
-  private let value = Mutex(0)
+  private let value = Locked(0)
 
   func increment() -> Int {
     value.withLock {
@@ -115,8 +114,8 @@ private final class Counter: Sendable {
 /// The runtime's events with the virtual time of each, turned into a timeline.
 private final class EventLog: Sendable {
   private let clock: ImmediateClock
-  private let entries = Mutex<[(event: RetryEvent, time: Duration)]>([])
-  private let cutShort = Mutex(false)
+  private let entries = Locked<[(event: RetryEvent, time: Duration)]>([])
+  private let cutShort = Locked(false)
 
   init(clock: ImmediateClock) {
     self.clock = clock

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A virtual clock whose sleeps return at once, moving ``now`` to their deadline.
 ///
 /// Code that waits on it runs as fast as it can compute while its clock reads the times it
@@ -13,7 +11,7 @@ public final class ImmediateClock: Clock, Sendable {
   /// A point in the clock's time: the time since the clock was created.
   public typealias Instant = ManualClock.Instant
 
-  private let current = Mutex(Instant(offset: .zero))
+  private let current = Locked(Instant(offset: .zero))
 
   /// Creates a clock at offset zero.
   public init() {}

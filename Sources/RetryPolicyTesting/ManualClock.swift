@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A clock whose time moves only when a test moves it, so time-based code runs without
 /// real sleeping and in a known order.
 ///
@@ -77,7 +75,7 @@ public final class ManualClock: Clock, Sendable {
     }
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Creates a clock at offset zero.
   public init() {}

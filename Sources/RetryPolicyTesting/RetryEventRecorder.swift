@@ -1,5 +1,4 @@
 import RetryPolicy
-import Synchronization
 
 /// Collects the events of runs, for tests to inspect.
 ///
@@ -8,7 +7,7 @@ import Synchronization
 ///     _ = try? await policy.run(in: environment) { try await operation() }
 ///     #expect(recorder.summaries.last?.attempts == 3)
 public final class RetryEventRecorder: Sendable {
-  private let recorded = Mutex<[RetryEvent]>([])
+  private let recorded = Locked<[RetryEvent]>([])
 
   /// Creates an empty recorder.
   public init() {}

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An operation that follows a script: it fails with the given errors, one an attempt, then
 /// succeeds (or keeps failing), and records when each attempt was made.
 ///
@@ -16,7 +14,7 @@ public final class ScriptedOperation<Success: Sendable>: Sendable {
   private let failures: [any Error]
   private let outcome: Result<Success, any Error>
   private let elapsed: @Sendable () -> Duration
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Creates an operation that throws `failures` in order, one an attempt, then returns
   /// `value` on every later attempt.

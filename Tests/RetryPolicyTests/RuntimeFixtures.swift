@@ -1,6 +1,5 @@
 import RetryPolicy
 import RetryPolicyTesting
-import Synchronization
 
 /// Errors shaped like a typical client's.
 enum APIError: Error, Equatable {
@@ -38,7 +37,7 @@ func policy(
 
 /// A thread-safe log of strings, for checking the order of attempts and hooks.
 final class Log: Sendable {
-  private let lines = Mutex<[String]>([])
+  private let lines = Locked<[String]>([])
 
   func append(_ line: String) {
     lines.withLock { $0.append(line) }
@@ -61,7 +60,7 @@ final class Gate: Sendable {
     var waiters: [CheckedContinuation<Void, Never>] = []
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Waits until the gate opens; cancellation does not end the wait.
   func wait() async {
@@ -102,7 +101,7 @@ private final class CancellationWaiter: Sendable {
     var continuation: CheckedContinuation<Void, Never>?
     var isCancelled = false
   }
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   func park(_ continuation: CheckedContinuation<Void, Never>) {
     let resumeNow = state.withLock { state in
