@@ -96,6 +96,24 @@ struct RuntimeClassificationTests {
       }
     }
     #expect(attempts == 3)
-    #expect(environment.vocabulary == Vocabulary(errorClasses: ["transient"], hooks: []))
+    #expect(environment.vocabulary == Vocabulary(errorClasses: nil, hooks: []))
+    #expect(
+      environment.vocabulary(errorClasses: ["serverError"])
+        == Vocabulary(errorClasses: ["transient", "serverError"], hooks: []))
+  }
+
+  @Test("an environment's vocabulary compiles policies that name classes by type or case")
+  func vocabularyOfEnvironment() throws {
+    let environment = RetryEnvironment(hooks: ["refreshToken": {}])
+    let policy = try compile(
+      policy: "retry 1 on unauthorized after refreshToken", vocabulary: environment.vocabulary)
+    #expect(policy.rules.first?.hook == "refreshToken")
+    #expect(throws: PolicyCompileError.self) {
+      try compile(policy: "retry 1 after refreshTokn", vocabulary: environment.vocabulary)
+    }
+    let closed = environment.vocabulary(errorClasses: ["unauthorized"])
+    #expect(throws: PolicyCompileError.self) {
+      try compile(policy: "retry 1 on unauthorised", vocabulary: closed)
+    }
   }
 }

@@ -49,14 +49,26 @@ public struct RetryEnvironment: Sendable {
     self.observer = observer
   }
 
-  /// The registered error class and hook names, for the compiler to check policies against.
+  /// The names the compiler can check a policy against: the registered hooks, with error
+  /// classes left open.
   ///
-  /// Error classes matched by type or enum case name are not registered; add them to the
-  /// vocabulary's `errorClasses` set before compiling, or the compiler reports them unknown:
+  /// Error classes also match by type name and enum case name, which no registry lists, so
+  /// this vocabulary accepts every class name and checks only `after` hooks. To check class
+  /// names too, list the type and case names with ``vocabulary(errorClasses:)``.
   ///
-  ///     var vocabulary = environment.vocabulary
-  ///     vocabulary.errorClasses?.formUnion(["serverError", "URLError"])
+  ///     let policy = try compile(policy: text, vocabulary: environment.vocabulary)
   public var vocabulary: Vocabulary {
-    Vocabulary(errorClasses: Set(errorClasses.keys), hooks: Set(hooks.keys))
+    Vocabulary(errorClasses: nil, hooks: Set(hooks.keys))
+  }
+
+  /// The names the compiler can check a policy against, error classes closed: the registered
+  /// classes plus the type and case names given, and the registered hooks.
+  ///
+  ///     let vocabulary = environment.vocabulary(errorClasses: ["serverError", "URLError"])
+  ///     let policy = try compile(policy: "retry 3 on servrError", vocabulary: vocabulary)
+  ///     // <policy>:1:12: error: unknown error class 'servrError'; did you mean 'serverError'?
+  public func vocabulary(errorClasses typeAndCaseNames: Set<String>) -> Vocabulary {
+    Vocabulary(
+      errorClasses: Set(errorClasses.keys).union(typeAndCaseNames), hooks: Set(hooks.keys))
   }
 }
