@@ -6,40 +6,40 @@ import Testing
 struct RuntimeTestingSupportTests {
   @Test("a manual clock wakes a sleeper only when advanced to its deadline, earliest first")
   func manualClockOrder() async throws {
-    let clock = ManualClock()
-    let late = Task { try await clock.sleep(for: .seconds(3)) }
-    let early = Task { try await clock.sleep(for: .seconds(1)) }
-    await clock.waitForSleepers(count: 2)
-    #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(1)))
-    clock.advance(by: .milliseconds(999))
-    #expect(clock.sleeperCount == 2)
-    clock.advance(by: .milliseconds(1))
+    let manualClock = ManualClock()
+    let late = Task { try await manualClock.sleep(for: .seconds(3)) }
+    let early = Task { try await manualClock.sleep(for: .seconds(1)) }
+    await manualClock.waitForSleepers(count: 2)
+    #expect(manualClock.nextDeadline == ManualClock.Instant(offset: .seconds(1)))
+    manualClock.advance(by: .milliseconds(999))
+    #expect(manualClock.sleeperCount == 2)
+    manualClock.advance(by: .milliseconds(1))
     try await early.value
-    #expect(clock.sleeperCount == 1)
-    #expect(clock.advanceToNextDeadline())
+    #expect(manualClock.sleeperCount == 1)
+    #expect(manualClock.advanceToNextDeadline())
     try await late.value
-    #expect(clock.now.offset == .seconds(3))
-    #expect(!clock.advanceToNextDeadline())
+    #expect(manualClock.now.offset == .seconds(3))
+    #expect(!manualClock.advanceToNextDeadline())
   }
 
   @Test("a manual clock's sleeper throws CancellationError at once when cancelled")
   func manualClockCancellation() async throws {
-    let clock = ManualClock()
-    let sleeper = Task { try await clock.sleep(for: .seconds(3600)) }
-    await clock.waitForSleepers()
+    let manualClock = ManualClock()
+    let sleeper = Task { try await manualClock.sleep(for: .seconds(3600)) }
+    await manualClock.waitForSleepers()
     sleeper.cancel()
     await #expect(throws: CancellationError.self) { try await sleeper.value }
-    #expect(clock.sleeperCount == 0)
+    #expect(manualClock.sleeperCount == 0)
   }
 
   @Test("a deadline that is not in the future returns at once; time never goes back")
   func manualClockPast() async throws {
-    let clock = ManualClock()
-    clock.advance(by: .seconds(5))
-    try await clock.sleep(until: ManualClock.Instant(offset: .seconds(2)))
-    clock.advance(to: ManualClock.Instant(offset: .seconds(1)))
-    clock.advance(by: .seconds(-1))
-    #expect(clock.now.offset == .seconds(5))
+    let manualClock = ManualClock()
+    manualClock.advance(by: .seconds(5))
+    try await manualClock.sleep(until: ManualClock.Instant(offset: .seconds(2)))
+    manualClock.advance(to: ManualClock.Instant(offset: .seconds(1)))
+    manualClock.advance(by: .seconds(-1))
+    #expect(manualClock.now.offset == .seconds(5))
   }
 
   @Test("virtual instants saturate instead of overflowing")
@@ -51,10 +51,10 @@ struct RuntimeTestingSupportTests {
 
   @Test("an immediate clock's sleep returns at once and moves its time to the deadline")
   func immediateClock() async throws {
-    let clock = ImmediateClock()
-    try await clock.sleep(for: .seconds(90))
-    try await clock.sleep(for: .milliseconds(500))
-    #expect(clock.now.offset == .milliseconds(90_500))
+    let immediateClock = ImmediateClock()
+    try await immediateClock.sleep(for: .seconds(90))
+    try await immediateClock.sleep(for: .milliseconds(500))
+    #expect(immediateClock.now.offset == .milliseconds(90_500))
   }
 
   @Test("the seeded generator is SplitMix64: the same seed gives the same numbers")
@@ -68,11 +68,12 @@ struct RuntimeTestingSupportTests {
 
   @Test("a scripted operation fails as scripted, then succeeds, and records its attempts")
   func scriptedOperation() async throws {
-    let clock = ImmediateClock()
+    let immediateClock = ImmediateClock()
     let operation = ScriptedOperation(
-      failures: [APIError.notFound, APIError.unauthorized], thenReturning: "ok", clock: clock)
+      failures: [APIError.notFound, APIError.unauthorized], thenReturning: "ok",
+      clock: immediateClock)
     await #expect(throws: APIError.notFound) { try await operation() }
-    try await clock.sleep(for: .seconds(2))
+    try await immediateClock.sleep(for: .seconds(2))
     await #expect(throws: APIError.unauthorized) { try await operation() }
     #expect(try await operation() == "ok")
     #expect(try await operation() == "ok")
