@@ -15,6 +15,13 @@ enum ToolRunner {
       isTerminal: isTerminal)
   }
 
+  /// A context that captures output, with `input` as standard input.
+  static func context(input: String = "") -> CommandContext {
+    CommandContext(
+      output: Output(destination: .capture, outputUsesColor: false, errorUsesColor: false),
+      environment: [:], input: Data(input.utf8))
+  }
+
   /// The built `retry-policy` executable: next to the test bundle, under `.build/…/debug/`.
   static func binary() throws -> URL {
     var candidates: [URL] = []
