@@ -92,6 +92,39 @@ enum ToolRunner {
       standardError: String(decoding: error, as: UTF8.self))
   }
 
+  /// Runs a bash script in which `$0` is the built binary, for what `Process` cannot set up
+  /// (a closed descriptor, an ignored SIGPIPE, process substitution, non-UTF-8 arguments).
+  ///
+  /// Returns the script's status, and what it wrote to standard output and error.
+  static func runScript(_ script: String, directory: URL? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script, try binary().path]
+    if let directory { process.currentDirectoryURL = directory }
+    var variables = ProcessInfo.processInfo.environment
+    variables.removeValue(forKey: "NO_COLOR")
+    process.environment = variables
+    let scratch = try makeFolder([:])
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let outputURL = scratch.appendingPathComponent("stdout")
+    let errorURL = scratch.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    let outputHandle = try FileHandle(forWritingTo: outputURL)
+    let errorHandle = try FileHandle(forWritingTo: errorURL)
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = outputHandle
+    process.standardError = errorHandle
+    try process.run()
+    process.waitUntilExit()
+    try? outputHandle.close()
+    try? errorHandle.close()
+    return CommandResult(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+      standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+  }
+
   /// A fresh temporary folder with the given files (relative path → text).
   static func makeFolder(_ files: [String: String]) throws -> URL {
     let folder = FileManager.default.temporaryDirectory
