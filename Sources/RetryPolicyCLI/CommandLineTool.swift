@@ -31,27 +31,14 @@ public enum CommandLineTool {
     )
     let context = CommandContext(
       output: output, environment: environment,
-      rawArguments: rawArguments(), readsProcessInput: !closed[0]
+      rawArguments: Platform.rawArguments(), readsProcessInput: !closed[0]
     ) {
       closed[0]
         ? .failure(PlatformError(Platform.badDescriptor))
         : PolicyInput.readAll(Platform.standardInput)
     }
     let status = await run(Array(CommandLine.arguments.dropFirst()), context: context)
-    exit(status)
-  }
-
-  /// The process's arguments after the program name as the bytes the system gave, so that
-  /// file names that are not UTF-8 can still be opened.
-  private static func rawArguments() -> [[UInt8]] {
-    var arguments: [[UInt8]] = []
-    for index in 1..<max(1, Int(CommandLine.argc)) {
-      guard let pointer = CommandLine.unsafeArgv[index] else { continue }
-      let length = strlen(pointer)
-      arguments.append(
-        UnsafeRawBufferPointer(start: pointer, count: length).map { $0 })
-    }
-    return arguments
+    Platform.exit(status)
   }
 
   /// Runs the command in-process with the given arguments (without the program name) and

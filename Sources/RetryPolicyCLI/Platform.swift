@@ -44,6 +44,30 @@ enum Platform {
   /// The `errno` of a write to a closed descriptor.
   static let badDescriptor: Int32 = EBADF
 
+  /// The process's arguments after the program name as the bytes the system gave, so that
+  /// file names that are not UTF-8 can still be opened (`CommandLine.arguments` repairs them).
+  static func rawArguments() -> [[UInt8]] {
+    var arguments: [[UInt8]] = []
+    for index in 1..<max(1, Int(CommandLine.argc)) {
+      guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+      arguments.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+    }
+    return arguments
+  }
+
+  /// Ends the process with a status.
+  static func exit(_ status: Int32) -> Never {
+    #if canImport(Glibc)
+      Glibc.exit(status)
+    #elseif canImport(Musl)
+      Musl.exit(status)
+    #elseif canImport(Darwin)
+      Darwin.exit(status)
+    #else
+      ucrt.exit(status)
+    #endif
+  }
+
   /// Whether a descriptor is a terminal.
   static func isTerminal(_ descriptor: Int32) -> Bool {
     #if os(Windows)
@@ -251,8 +275,9 @@ enum Platform {
     #endif
     return .success(
       FileStatus(
-        kind: kind, mode: UInt32(info.st_mode) & 0o7777, device: UInt64(info.st_dev),
-        inode: UInt64(info.st_ino)))
+        kind: kind, mode: UInt32(info.st_mode) & 0o7777,
+        device: UInt64(truncatingIfNeeded: info.st_dev),
+        inode: UInt64(truncatingIfNeeded: info.st_ino)))
   }
 
   /// The names in a folder, as bytes, without `.` and `..`, unsorted.
