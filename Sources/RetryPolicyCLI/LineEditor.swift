@@ -211,13 +211,7 @@ struct LineEditor: Sendable {
   func render(prompt: String, promptWidth: Int, terminalWidth: Int) -> String {
     let available = max(1, terminalWidth - promptWidth - 1)
     let widths = scalars.map(TerminalWidth.of)
-    // Start far enough right that the cursor fits.
-    var start = 0
-    var widthToCursor = widths[0..<cursor].reduce(0, +)
-    while widthToCursor > available, start < cursor {
-      widthToCursor -= widths[start]
-      start += 1
-    }
+    let (start, _) = window(widths: widths, available: available)
     var end = start
     var shownWidth = 0
     while end < scalars.count, shownWidth + widths[end] <= available {
@@ -230,6 +224,35 @@ struct LineEditor: Sendable {
     let back = widths[cursor..<max(cursor, end)].reduce(0, +)
     if back > 0 { output += "\u{1B}[\(back)D" }
     return output
+  }
+
+  /// The column of the cursor after ``render(prompt:promptWidth:terminalWidth:)`` with the
+  /// same widths, counted from 0.
+  func cursorColumn(promptWidth: Int, terminalWidth: Int) -> Int {
+    let available = max(1, terminalWidth - promptWidth - 1)
+    return promptWidth + window(widths: scalars.map(TerminalWidth.of), available: available).1
+  }
+
+  /// Where the shown part starts so that the cursor fits, and the width before the cursor.
+  private func window(widths: [Int], available: Int) -> (start: Int, widthToCursor: Int) {
+    var start = 0
+    var widthToCursor = widths[0..<cursor].reduce(0, +)
+    while widthToCursor > available, start < cursor {
+      widthToCursor -= widths[start]
+      start += 1
+    }
+    return (start, widthToCursor)
+  }
+
+  /// What to write after the window was resized, before redrawing the line: back to the row
+  /// where the line starts, then clear to the end of the screen.
+  ///
+  /// A terminal that narrows re-wraps the line last drawn (as tmux, iTerm2 and VTE do): the
+  /// cursor, `cursorColumn` columns into it, is then `cursorColumn / newWidth` rows below the
+  /// line's start. Widening never wraps what was drawn, as the line always fitted.
+  static func resizePreamble(cursorColumn: Int, oldWidth: Int, newWidth: Int) -> String {
+    let rows = newWidth < oldWidth && newWidth > 0 ? cursorColumn / newWidth : 0
+    return (rows > 0 ? "\u{1B}[\(rows)A" : "") + "\r\u{1B}[J"
   }
 }
 

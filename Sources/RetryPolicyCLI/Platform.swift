@@ -319,6 +319,9 @@ enum Platform {
     #endif
   }
 
+  /// Whether a resize is noted and not yet taken.
+  static var isWindowResizePending: Bool { windowWasResized }
+
   /// Whether the window was resized since the last call.
   static func takeWindowResize() -> Bool {
     guard windowWasResized else { return false }

@@ -102,13 +102,15 @@ enum ReplCommand {
       if screenIsOutput { output.write(text) } else { output.writeError(text) }
     }
 
+    var width = Terminal.width(of: screen)
+    var cursorColumn = 0
+
     func redraw() {
       let prompt = session.currentPrompt
       let shown = usesColor ? "\u{1B}[1;34m\(prompt)\u{1B}[0m" : prompt
-      show(
-        editor.render(
-          prompt: shown, promptWidth: TerminalWidth.of(prompt),
-          terminalWidth: Terminal.width(of: screen)))
+      let promptWidth = TerminalWidth.of(prompt)
+      show(editor.render(prompt: shown, promptWidth: promptWidth, terminalWidth: width))
+      cursorColumn = editor.cursorColumn(promptWidth: promptWidth, terminalWidth: width)
     }
 
     show("retry-policy repl: type a policy, ':help' for help, Ctrl-D to leave\n")
@@ -120,8 +122,12 @@ enum ReplCommand {
         show("\n")
         return 0
       case .resized:
-        // Clear what the old width left on the line, then draw it for the new width.
-        show("\r\u{1B}[K")
+        // Clear what the old width left, then draw the line for the new width.
+        let newWidth = Terminal.width(of: screen)
+        show(
+          LineEditor.resizePreamble(
+            cursorColumn: cursorColumn, oldWidth: width, newWidth: newWidth))
+        width = newWidth
         redraw()
         continue
       case .bytes(let read): bytes = read
