@@ -57,7 +57,7 @@ enum SimulateCommand: Subcommand {
     exitStatuses: [
       (0, "the simulated operation finally succeeded"),
       (1, "the run failed (retries ran out, or an error was not retried), or invalid policy"),
-      (2, "usage error or unreadable file"),
+      (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
   static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
