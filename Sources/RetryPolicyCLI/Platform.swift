@@ -329,14 +329,16 @@ enum Platform {
     return true
   }
 
-  /// Waits until a descriptor has input, a signal arrives or `milliseconds` pass; returns
-  /// whether input is ready.
+  /// Waits until a descriptor has input (or its end), a signal arrives or `milliseconds`
+  /// pass; returns true when a read will not block, false after a signal or the time, and
+  /// true too when the wait itself fails, so that the read reports the error.
   static func waitForInput(_ descriptor: Int32, milliseconds: Int32) -> Bool {
     #if os(Windows)
       return true
     #else
       var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-      return poll(&request, 1, milliseconds) > 0
+      let result = poll(&request, 1, milliseconds)
+      return result > 0 || (result < 0 && errno != EINTR)
     #endif
   }
 
