@@ -95,12 +95,7 @@ enum CheckCommand: Subcommand {
     for error in unreadable.sorted(by: { $0.path < $1.path }) {
       output.error(error.message)
     }
-    for folder in expansion.empty {
-      output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
-    }
-    for loop in expansion.loops {
-      output.warning("'\(loop)' leads back to a folder being walked; not followed")
-    }
+    expansion.printWarnings(to: output)
     if isJSON {
       output.write(JSONWriter().write(jsonReport(reports, unreadable: unreadable)) + "\n")
     } else {

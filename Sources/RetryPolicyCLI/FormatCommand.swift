@@ -90,12 +90,7 @@ enum FormatCommand: Subcommand {
     let expansion = PolicyInput.expand(arguments.arguments, context: context)
     var unreadable = !expansion.errors.isEmpty
     for error in expansion.errors { output.error(error.message) }
-    for folder in expansion.empty {
-      output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
-    }
-    for loop in expansion.loops {
-      output.warning("'\(loop)' leads back to a folder being walked; not followed")
-    }
+    expansion.printWarnings(to: output)
     var failed = false
     for file in expansion.files {
       let name = file.name

@@ -60,6 +60,16 @@ enum PolicyInput {
     var empty: [String] = []
     /// Symbolic links that lead back to a folder being walked (not followed).
     var loops: [String] = []
+
+    /// Warns about the empty folders and the links not followed.
+    func printWarnings(to output: Output) {
+      for folder in empty {
+        output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
+      }
+      for loop in loops {
+        output.warning("'\(loop)' leads back to a folder being walked; not followed")
+      }
+    }
   }
 
   /// A path as text for messages: valid UTF-8 as is, other bytes and control characters as
