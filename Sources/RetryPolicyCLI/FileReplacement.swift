@@ -33,6 +33,8 @@ struct FileReplacement {
     var rename: ([UInt8], [UInt8]) -> PlatformError? = Platform.rename
     /// `unlink`, errors ignored.
     var remove: ([UInt8]) -> Void = Platform.remove
+    /// `fsync` of a folder, errors ignored.
+    var synchronizeFolder: ([UInt8]) -> Void = Platform.synchronizeFolder
   }
 
   /// The system calls to make.
@@ -80,7 +82,16 @@ struct FileReplacement {
       operations.remove(temporary)
       return .failure(Failure(reason: failure))
     }
+    // The rename itself reaches the disk when the folder is flushed (best effort: the file
+    // is already whole either way).
+    operations.synchronizeFolder(Self.folder(of: target))
     return .success(())
+  }
+
+  /// The folder of a path, `.` for a bare name.
+  static func folder(of path: [UInt8]) -> [UInt8] {
+    guard let slash = path.lastIndex(of: UInt8(ascii: "/")) else { return Array(".".utf8) }
+    return slash == 0 ? [UInt8(ascii: "/")] : Array(path[..<slash])
   }
 
   /// `FOLDER/.NAME.fmt-RANDOM.tmp` beside the file: hidden, so folder walks skip it.

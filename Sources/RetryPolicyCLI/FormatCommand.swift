@@ -94,14 +94,15 @@ enum FormatCommand: Subcommand {
     var failed = false
     for file in expansion.files {
       let name = file.name
-      let source: String
-      switch PolicyInput.read(file, context: context) {
-      case .success(let text): source = text
+      let bytes: Data
+      switch PolicyInput.readBytes(file, context: context) {
+      case .success(let read): bytes = read
       case .failure(let error):
         output.error(error.message)
         unreadable = true
         continue
       }
+      let source = String(decoding: bytes, as: UTF8.self)
       switch format(source) {
       case .invalid(let diagnostics):
         PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
@@ -120,7 +121,7 @@ enum FormatCommand: Subcommand {
         } else if let path = file.path, !file.isStream {
           guard formatted != source else { continue }
           let result = context.fileReplacement.replace(
-            path, original: Array(source.utf8), with: Array(formatted.utf8))
+            path, original: [UInt8](bytes), with: Array(formatted.utf8))
           if case .failure(let failure) = result {
             output.error("cannot write '\(name)': \(failure.reason); it is unchanged")
             unreadable = true

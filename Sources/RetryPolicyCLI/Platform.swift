@@ -232,6 +232,16 @@ enum Platform {
     #endif
   }
 
+  /// Flushes a folder's entries (a rename in it) to the disk; errors are ignored.
+  static func synchronizeFolder(_ path: [UInt8]) {
+    #if !os(Windows)
+      let descriptor = path.withCString { open($0, O_RDONLY) }
+      guard descriptor >= 0 else { return }
+      _ = fsync(descriptor)
+      _ = systemClose(descriptor)
+    #endif
+  }
+
   /// Removes a file; errors are ignored (used to clean up).
   static func remove(_ path: [UInt8]) {
     _ = path.withCString { unlink($0) }

@@ -127,10 +127,13 @@ enum PolicyInput {
   /// Invalid bytes become U+FFFD, which the parser reports as `invalid-utf8`. Named pipes and devices are read as
   /// streams; standard input through `context`.
   static func read(_ file: InputFile, context: CommandContext) -> Result<String, ReadError> {
+    readBytes(file, context: context).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// Reads a policy file's bytes, as ``read(_:context:)`` does.
+  static func readBytes(_ file: InputFile, context: CommandContext) -> Result<Data, ReadError> {
     guard let path = file.path else {
-      return context.standardInputText().mapError {
-        ReadError(path: file.name, reason: $0.reason)
-      }
+      return context.standardInput().mapError { ReadError(path: file.name, reason: $0.reason) }
     }
     let descriptor: Int32
     switch Platform.openForReading(path) {
@@ -138,9 +141,7 @@ enum PolicyInput {
     case .failure(let error): return .failure(ReadError(path: file.name, reason: error.reason))
     }
     defer { Platform.close(descriptor) }
-    return readAll(descriptor)
-      .map { String(decoding: $0, as: UTF8.self) }
-      .mapError { ReadError(path: file.name, reason: $0.reason) }
+    return readAll(descriptor).mapError { ReadError(path: file.name, reason: $0.reason) }
   }
 
   /// Reads a file given by a path as text (`--file`).

@@ -90,6 +90,31 @@ struct FileReplacementTests {
     #expect(try folderContents(folder) == ["a.retry"])
   }
 
+  @Test("the file is flushed before the rename, and its folder after it")
+  func flushOrder() async throws {
+    let (folder, file) = try makeFile()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var calls: [String] = []
+    let result = await format(file) { operations in
+      let (synchronize, rename) = (operations.synchronize, operations.rename)
+      operations.synchronize = { descriptor in
+        calls.append("fsync file")
+        return synchronize(descriptor)
+      }
+      operations.rename = { source, destination in
+        calls.append("rename")
+        return rename(source, destination)
+      }
+      operations.synchronizeFolder = { path in
+        calls.append("fsync " + String(decoding: path, as: UTF8.self))
+      }
+    }
+    #expect(result.status == 0)
+    let resolved = try #require(Platform.resolvedPath(Array(folder.path.utf8)))
+    #expect(
+      calls == ["fsync file", "rename", "fsync " + String(decoding: resolved, as: UTF8.self)])
+  }
+
   @Test("a symbolic link stays a link; the file it points to is formatted")
   func followsLinks() async throws {
     let (folder, file) = try makeFile()
@@ -212,6 +237,16 @@ struct FileDiscoveryTests {
     #expect(
       result.standardError.contains(
         "checked 1 file: no problems in the files read; 2 files could not be read"))
+  }
+
+  @Test("a closed standard input is exit 2 naming <stdin>, never 'no problems'")
+  func closedStandardInput() throws {
+    let result = try ToolRunner.runScript("\"$0\" check - <&-")
+    #expect(result.status == 2)
+    #expect(
+      result.standardError
+        == "retry-policy: error: cannot read '<stdin>': bad file descriptor\n"
+        + "checked 0 files; 1 file could not be read\n")
   }
 
   @Test("a file that cannot be read mid-way is exit 2, not 'no problems'")
