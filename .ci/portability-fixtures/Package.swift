@@ -1,5 +1,5 @@
-// swift-tools-version:6.2
-// The fixtures' package: a floor below Int128, Atomic and Mutex.
+// swift-tools-version:6.1
+// The fixtures' package: tools 6.1, and a floor below Int128, Atomic and Mutex.
 import PackageDescription
 
 let package = Package(

@@ -140,18 +140,6 @@ enum Platform {
     return nil
   }
 
-  /// The outcome of one read.
-  enum ReadResult: Equatable {
-    /// Some bytes.
-    case bytes([UInt8])
-    /// The end of the input.
-    case end
-    /// A read error, with its `errno`.
-    case failure(Int32)
-    /// The read was interrupted by a signal before any byte came.
-    case interrupted
-  }
-
   /// Reads what is available from a descriptor, waiting for at least one byte.
   static func read(_ descriptor: Int32, capacity: Int = 65536) -> ReadResult {
     var buffer = [UInt8](repeating: 0, count: capacity)
@@ -245,22 +233,6 @@ enum Platform {
   /// Removes a file; errors are ignored (used to clean up).
   static func remove(_ path: [UInt8]) {
     _ = path.withCString { unlink($0) }
-  }
-
-  /// What `stat` tells about a path, following symbolic links.
-  struct FileStatus: Equatable {
-    /// The kind of file.
-    enum Kind: Equatable {
-      case regular, directory, fifo, characterDevice, other
-    }
-    /// The kind.
-    var kind: Kind
-    /// The permission bits.
-    var mode: UInt32
-    /// The device and inode, which identify the file (a folder seen twice is a loop).
-    var device: UInt64
-    /// The inode number.
-    var inode: UInt64
   }
 
   /// `stat` of a path (symbolic links followed).
@@ -413,18 +385,6 @@ enum Platform {
       return Int(size.ws_col)
     #endif
   }
-}
-
-/// A failed C library call: its `errno`.
-struct PlatformError: Error, Equatable {
-  /// The `errno` value.
-  var code: Int32
-
-  /// Wraps an `errno` value.
-  init(_ code: Int32) { self.code = code }
-
-  /// A lowercase phrase: `permission denied`.
-  var reason: String { Platform.describe(errorNumber: code) }
 }
 
 #if !os(Windows)
