@@ -1,8 +1,14 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2: the runtime uses `nonisolated(nonsending)` (SE-0461), which older compilers reject.
 import PackageDescription
 
 let package = Package(
   name: "retry-policy",
+  // The lowest versions whose standard library has everything the code uses: `Int128`,
+  // `Duration.attoseconds` and Synchronization's `Atomic` (and `Mutex`) arrived in macOS 15,
+  // iOS 18, tvOS 18, watchOS 11 and visionOS 2; `Duration` and `Clock` in macOS 13 / iOS 16.
+  // README.md, "Supported platforms", says why; .ci/portability keeps the code within them.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "RetryPolicy", targets: ["RetryPolicy"]),
     .library(name: "RetryPolicyTesting", targets: ["RetryPolicyTesting"]),

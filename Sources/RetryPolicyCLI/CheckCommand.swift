@@ -21,7 +21,11 @@ enum CheckCommand: Subcommand {
       Each diagnostic is printed as FILE:LINE:COL: error: MESSAGE (or warning:, note:),
       followed by the source line and a marker under the column. A folder stands for every
       .retry file below it, recursively, in sorted order (hidden files and folders are
-      skipped). '-' reads one policy file from standard input, named <stdin>.
+      skipped; symbolic links are followed, and a link back to a folder being walked is
+      reported and not followed). '-' reads one policy file from standard input, named
+      <stdin>; /dev/stdin and named pipes ('check <(cat a.retry)') are read as streams. A
+      file name that is not UTF-8 is shown with its other bytes as \\xHH. Anything that
+      cannot be read or listed is reported with its path, and the exit status is 2.
 
       With '--format json' standard output is one JSON object for editors and CI:
       {"files": [...], "diagnostics": [{"file", "line", "column", "endLine", "endColumn",
@@ -59,7 +63,7 @@ enum CheckCommand: Subcommand {
     ],
     exitStatuses: [
       (0, "no errors (warnings allowed)"), (1, "errors found"),
-      (2, "usage error or unreadable file"),
+      (2, "usage error, a file or folder that cannot be read, or lost output"),
     ])
 
   /// The diagnostics of one checked file.
@@ -75,34 +79,23 @@ enum CheckCommand: Subcommand {
   static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
     let output = context.output
     let isJSON = arguments.value("format") == "json" || arguments.has("json")
-    let (files, missing, empty) = PolicyInput.expand(arguments.arguments)
-    var unreadable = missing
+    let expansion = PolicyInput.expand(arguments.arguments, context: context)
+    var unreadable = expansion.errors
     var reports: [FileReport] = []
-    for path in files {
-      let name: String
-      let source: String
-      if path == "-" {
-        name = PolicyInput.standardInputName
-        source = context.standardInputText()
-      } else {
-        switch PolicyInput.readFile(path) {
-        case .success(let text):
-          name = path
-          source = text
-        case .failure(let error):
-          unreadable.append(error)
-          continue
-        }
+    for file in expansion.files {
+      switch PolicyInput.read(file, context: context) {
+      case .success(let source):
+        let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
+        reports.append(
+          FileReport(name: file.name, source: source, diagnostics: analysis.diagnostics))
+      case .failure(let error):
+        unreadable.append(error)
       }
-      let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
-      reports.append(FileReport(name: name, source: source, diagnostics: analysis.diagnostics))
     }
     for error in unreadable.sorted(by: { $0.path < $1.path }) {
       output.error(error.message)
     }
-    for folder in empty {
-      output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
-    }
+    expansion.printWarnings(to: output)
     if isJSON {
       output.write(JSONWriter().write(jsonReport(reports, unreadable: unreadable)) + "\n")
     } else {
@@ -138,7 +131,12 @@ enum CheckCommand: Subcommand {
     let warnings = all.count { $0.severity == .warning }
     var text = "checked \(counted(reports.count, "file"))"
     if errors == 0, warnings == 0 {
-      text += ": no problems"
+      // Never "no problems" about a file that was not read.
+      if unreadable == 0 {
+        text += ": no problems"
+      } else if !reports.isEmpty {
+        text += ": no problems in the files read"
+      }
     } else {
       var parts: [String] = []
       if errors > 0 { parts.append(counted(errors, "error")) }

@@ -10,19 +10,35 @@ public enum CommandLineTool {
   package static let version = "0.1.0"
 
   /// Runs the command with the process's arguments and exits with its status.
+  ///
+  /// Before anything else: SIGPIPE is ignored, so that a reader that goes away makes a write
+  /// fail instead of killing the process, and closed standard descriptors are filled so that
+  /// no file opened later takes their place.
   public static func main() async {
+    let closed = [Platform.standardInput, Platform.standardOutput, Platform.standardError].map(
+      Platform.wasClosedAtStart)
+    Platform.ignoreBrokenPipeSignal()
+    Platform.reserveStandardDescriptors()
     let environment = ProcessInfo.processInfo.environment
     let output = Output(
-      destination: .standardStreams,
-      outputUsesColor: Output.usesColor(
-        isTerminal: Output.isTerminal(STDOUT_FILENO), environment: environment),
-      errorUsesColor: Output.usesColor(
-        isTerminal: Output.isTerminal(STDERR_FILENO), environment: environment))
-    let context = CommandContext(output: output, environment: environment) {
-      FileHandle.standardInput.readDataToEndOfFile()
+      destination: .standardStreams(outputIsClosed: closed[1], errorIsClosed: closed[2]),
+      outputUsesColor: !closed[1]
+        && Output.usesColor(
+          isTerminal: Output.isTerminal(Platform.standardOutput), environment: environment),
+      errorUsesColor: !closed[2]
+        && Output.usesColor(
+          isTerminal: Output.isTerminal(Platform.standardError), environment: environment)
+    )
+    let context = CommandContext(
+      output: output, environment: environment,
+      rawArguments: Platform.rawArguments(), readsProcessInput: !closed[0]
+    ) {
+      closed[0]
+        ? .failure(PlatformError(Platform.badDescriptor))
+        : PolicyInput.readAll(Platform.standardInput)
     }
     let status = await run(Array(CommandLine.arguments.dropFirst()), context: context)
-    exit(status)
+    Platform.exit(status)
   }
 
   /// Runs the command in-process with the given arguments (without the program name) and
@@ -36,17 +52,21 @@ public enum CommandLineTool {
   ///   - standardInput: what `-` reads.
   ///   - environment: the environment variables (`NO_COLOR`).
   ///   - isTerminal: whether to behave as if standard output and error were terminals
-  ///     (colors, unless `NO_COLOR` is set).
+  ///     (colors, unless `NO_COLOR` is set or `TERM` is `dumb`).
+  ///   - outputFailure: when given, every write to standard output fails with this `errno`
+  ///     (as on a full disk or a closed descriptor).
   package static func run(
     arguments: [String],
     standardInput: Data = Data(),
     environment: [String: String] = [:],
-    isTerminal: Bool = false
+    isTerminal: Bool = false,
+    outputFailure: Int32? = nil
   ) async -> CommandResult {
     let usesColor = Output.usesColor(isTerminal: isTerminal, environment: environment)
     let output = Output(
-      destination: .capture, outputUsesColor: usesColor, errorUsesColor: usesColor)
-    let context = CommandContext(output: output, environment: environment) { standardInput }
+      destination: outputFailure.map { .failingOutput($0) } ?? .capture,
+      outputUsesColor: usesColor, errorUsesColor: usesColor)
+    let context = CommandContext(output: output, environment: environment, input: standardInput)
     let status = await run(arguments, context: context)
     return CommandResult(
       status: status, standardOutput: output.capturedOutput,
@@ -94,7 +114,8 @@ public enum CommandLineTool {
       ("retry-policy repl", "Try policies interactively."),
     ],
     exitStatuses: [
-      (0, "success"), (1, "the input has errors"), (2, "usage error or unreadable file"),
+      (0, "success"), (1, "the input has errors"),
+      (2, "usage error, unreadable or unwritable file, or output that cannot be written"),
     ])
 
   /// The `repl` entry in help; the REPL parses its own arguments.
@@ -123,15 +144,20 @@ public enum CommandLineTool {
     exitStatuses: [
       (0, "the session ended (':quit', Ctrl-D or the end of the input)"),
       (1, "from a pipe: a line had an error"),
-      (2, "usage error"),
+      (2, "usage error, or output that cannot be written (the session then stops)"),
     ])
 
   private static var listedSpecs: [CommandSpec] {
     subcommands.map { $0.spec } + [replSpec]
   }
 
-  /// Dispatches to a subcommand.
+  /// Dispatches to a subcommand; when standard output was lost, says so and returns 2.
   static func run(_ arguments: [String], context: CommandContext) async -> Int32 {
+    let status = await dispatch(arguments, context: context)
+    return context.output.finish(status)
+  }
+
+  private static func dispatch(_ arguments: [String], context: CommandContext) async -> Int32 {
     let output = context.output
     guard let first = arguments.first else {
       output.writeError(shortUsage)
@@ -148,7 +174,7 @@ public enum CommandLineTool {
     case "help":
       return await help(rest, context: context)
     case "repl":
-      return await ReplCommand.run(arguments: rest)
+      return await ReplCommand.run(arguments: rest, context: context)
     default:
       break
     }
@@ -197,7 +223,7 @@ public enum CommandLineTool {
       return ExitStatus.usage
     }
     if name == replSpec.name {
-      return await ReplCommand.run(arguments: ["--help"])
+      return await ReplCommand.run(arguments: ["--help"], context: context)
     }
     if let command = listedSpecs.first(where: { $0.name == name }) {
       output.write(HelpRendering.help(for: command))

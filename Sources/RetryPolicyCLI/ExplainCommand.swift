@@ -14,7 +14,12 @@ enum ExplainCommand: Subcommand {
       Prints the policy, then for each rule its compiled behavior, the number of attempts,
       the error classes, jitter, cap, hook and retry-after handling, a table of the delay
       before each retry with the range jitter can give and the worst-case time elapsed, and
-      the worst-case total; then the policy-wide clauses (within, timeout, budget).
+      the worst-case total; then the policy-wide clauses (within, timeout, budget). A
+      range is '-' only when jitter cannot move the delay. With 'honoring retry-after' a
+      delay carried by the error replaces the computed one, so each range runs from 0 to
+      the cap, and the worst case is the cap on every retry (unbounded without 'max'). For
+      'retry forever' the table lists the first 100 retries, as the JSON does; a long
+      finite schedule shows its first 20 retries and its last.
 
       The policy is one argument (quote it) or several words joined with spaces; '-' reads
       it from standard input. Diagnostics name it <policy>. With '--file', '--policy'
@@ -47,7 +52,7 @@ enum ExplainCommand: Subcommand {
     exitStatuses: [
       (0, "the policy is valid (warnings go to standard error)"),
       (1, "invalid policy, a file with errors, or no policy of that name in the file"),
-      (2, "usage error or unreadable file"),
+      (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
   static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {

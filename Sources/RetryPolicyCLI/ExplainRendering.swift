@@ -17,6 +17,8 @@ package enum ExplainRendering {
   /// The most schedule rows `explain --json` lists for a finite count.
   package static let finiteScheduleLimit = 10_000
   /// The text table shows every row up to this many; beyond, the first rows and the last.
+  ///
+  /// For `retry forever` it shows the same first 100 rows as the JSON.
   package static let textRowLimit = 25
   /// The rows the text table shows before `…` when it is cut.
   package static let textLeadingRows = 20
@@ -92,11 +94,16 @@ package enum ExplainRendering {
     var rows: [(String, String)] = []
     rows.append(("behavior", rule.behavior.description))
     rows.append(("attempts", attemptsText(rule.behavior.maxCount, policy: policy)))
+    let namesCancellation = rule.errorClasses.contains {
+      $0 == "CancellationError" || $0 == "cancellation"
+    }
     rows.append(
       (
         "retries on",
         rule.errorClasses.isEmpty
-          ? "any error but cancellation" : rule.errorClasses.joined(separator: ", ")
+          ? "any error but cancellation"
+          : rule.errorClasses.joined(separator: ", ")
+            + (namesCancellation ? " (but never cancellation, even when named)" : "")
       ))
     let excluded = ["cancellation"] + rule.excludedClasses.filter { $0 != "cancellation" }
     rows.append(("never on", excluded.joined(separator: ", ")))
@@ -109,7 +116,8 @@ package enum ExplainRendering {
         "retry-after",
         rule.honorsRetryAfter
           ? "honored: a delay carried by the error replaces the computed one"
-            + (rule.maxDelay == nil ? "" : ", still capped")
+            + (rule.maxDelay == nil
+              ? ", so no delay has an upper bound" : ", still capped: any delay may be the cap")
           : "ignored"
       ))
     var output = labeled(rows, indent: "  ")
@@ -184,24 +192,31 @@ package enum ExplainRendering {
     let count = rule.behavior.maxCount
     if count == 0 { return "  (no retries)\n" }
     let isLong = count.map { $0 > textRowLimit } ?? true
-    let shown = isLong ? textLeadingRows : (count ?? 0)
+    // `retry forever` shows the JSON's rows; a long finite count the first rows and the last.
+    let shown = count.map { isLong ? textLeadingRows : $0 } ?? foreverScheduleLimit
     let schedule = rule.schedule(limit: shown)
     var rows: [[String]] = [["retry", "delay", "range", "worst-case elapsed"]]
-    var elapsed = 0.0
+    var elapsed: Double? = 0
     for entry in schedule.entries {
-      elapsed += entry.maximum.seconds
-      rows.append(row(entry, elapsedSeconds: elapsed))
+      let bounds = displayedBounds(rule, minimum: entry.minimum, maximum: entry.maximum)
+      elapsed = elapsed.flatMap { sum in bounds.maximum.map { sum + $0.seconds } }
+      rows.append(
+        row(
+          retry: entry.retry, delay: entry.delay, minimum: bounds.minimum,
+          maximum: bounds.maximum, elapsed: elapsed.map { .saturating(seconds: $0) }))
     }
     var ellipsisAfter: Int?
     if isLong {
       ellipsisAfter = rows.count
       if let count {
-        let bounds = rule.delayBounds(beforeRetry: count)
-        let total = rule.schedule(limit: 0).worstCaseTotal ?? .zero
+        let computed = rule.delayBounds(beforeRetry: count)
+        let bounds = displayedBounds(
+          rule, minimum: computed.lowerBound, maximum: computed.upperBound)
         rows.append(
           row(
             retry: count, delay: rule.nominalDelay(beforeRetry: count),
-            minimum: bounds.lowerBound, maximum: bounds.upperBound, elapsed: total))
+            minimum: bounds.minimum, maximum: bounds.maximum,
+            elapsed: worstCaseTotal(rule)))
       }
     }
     let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -227,21 +242,43 @@ package enum ExplainRendering {
     return output
   }
 
-  private static func row(_ entry: ScheduleEntry, elapsedSeconds: Double) -> [String] {
-    row(
-      retry: entry.retry, delay: entry.delay, minimum: entry.minimum, maximum: entry.maximum,
-      elapsed: .saturating(seconds: elapsedSeconds))
+  /// What a retry's delay can be: the schedule's jitter range, or with `honoring
+  /// retry-after` anything from 0 (a carried delay may be shorter) to the cap, or unbounded
+  /// (nil) without `max`.
+  static func displayedBounds(
+    _ rule: RetryRule, minimum: Duration, maximum: Duration
+  ) -> (minimum: Duration, maximum: Duration?) {
+    guard rule.honorsRetryAfter else { return (minimum, maximum) }
+    return (.zero, rule.maxDelay)
+  }
+
+  /// The worst-case total of a rule's delays; nil when unbounded (`retry forever`, or a
+  /// carried Retry-After delay with no `max`).
+  static func worstCaseTotal(_ rule: RetryRule) -> Duration? {
+    guard rule.honorsRetryAfter else { return rule.schedule(limit: 0).worstCaseTotal }
+    guard let cap = rule.maxDelay, let count = rule.behavior.maxCount else { return nil }
+    return .saturating(seconds: Double(count) * cap.seconds)
   }
 
   private static func row(
-    retry: Int, delay: Duration, minimum: Duration, maximum: Duration, elapsed: Duration
+    retry: Int, delay: Duration, minimum: Duration, maximum: Duration?, elapsed: Duration?
   ) -> [String] {
-    let range =
-      minimum == maximum ? "-" : "\(secondsText(minimum)) – \(secondsText(maximum))"
-    return [String(retry), secondsText(delay), range, secondsText(elapsed)]
+    let range: String
+    if let maximum {
+      // '-' only when jitter cannot move the delay at all.
+      range =
+        minimum == maximum && maximum == delay
+        ? "-" : "\(secondsText(minimum)) – \(secondsText(maximum))"
+    } else {
+      range = "\(secondsText(minimum)) – unbounded"
+    }
+    return [String(retry), secondsText(delay), range, elapsed.map(secondsText) ?? "unbounded"]
   }
 
   private static func worstCaseText(_ rule: RetryRule, policy: CompiledPolicy) -> String {
+    if rule.honorsRetryAfter {
+      return retryAfterWorstCaseText(rule, policy: policy)
+    }
     guard let total = rule.schedule(limit: 0).worstCaseTotal else {
       return policy.deadline.map { "unbounded, but 'within \($0.policyText)' ends retrying" }
         ?? "unbounded"
@@ -250,6 +287,27 @@ package enum ExplainRendering {
     if total >= .saturatedDelay {
       text = "at least " + text + " (delay arithmetic stops at this ceiling)"
     }
+    if let deadline = policy.deadline, deadline < total {
+      text += " ('within \(deadline.policyText)' ends retrying sooner)"
+    }
+    return text
+  }
+
+  private static func retryAfterWorstCaseText(
+    _ rule: RetryRule, policy: CompiledPolicy
+  ) -> String {
+    let within = policy.deadline.map { ", but 'within \($0.policyText)' ends retrying" } ?? ""
+    guard let cap = rule.maxDelay else {
+      return "unbounded: a Retry-After delay carried by the error replaces the computed one and"
+        + " no 'max' caps it\(within)"
+    }
+    guard let total = worstCaseTotal(rule) else {
+      return "unbounded: every retry may wait the cap 'max \(cap.policyText)'\(within)"
+    }
+    var text =
+      readableSeconds(total)
+      + ": every retry may wait the cap 'max \(cap.policyText)' when the error carries a"
+      + " Retry-After"
     if let deadline = policy.deadline, deadline < total {
       text += " ('within \(deadline.policyText)' ends retrying sooner)"
     }
@@ -297,11 +355,12 @@ package enum ExplainRendering {
     let limit = rule.behavior.maxCount.map { min($0, finiteScheduleLimit) } ?? foreverScheduleLimit
     let schedule = rule.schedule(limit: limit)
     let rows: [JSONValue] = schedule.entries.map { entry in
-      .object([
+      let bounds = displayedBounds(rule, minimum: entry.minimum, maximum: entry.maximum)
+      return .object([
         JSONMember("retry", .int(entry.retry)),
         JSONMember("delay", .seconds(entry.delay)),
-        JSONMember("min", .seconds(entry.minimum)),
-        JSONMember("max", .seconds(entry.maximum)),
+        JSONMember("min", .seconds(bounds.minimum)),
+        JSONMember("max", .seconds(bounds.maximum)),
       ])
     }
     return .object([
@@ -314,7 +373,7 @@ package enum ExplainRendering {
       JSONMember("truncated", .bool(schedule.isTruncated)),
       JSONMember("hook", .string(rule.hook)),
       JSONMember("honorsRetryAfter", .bool(rule.honorsRetryAfter)),
-      JSONMember("worstCaseTotal", .seconds(schedule.worstCaseTotal)),
+      JSONMember("worstCaseTotal", .seconds(worstCaseTotal(rule))),
     ])
   }
 

@@ -13,15 +13,22 @@ enum FormatCommand: Subcommand {
     usage: ["fmt [--check] <file-or-folder>…", "fmt [--check] -"],
     discussion: """
       Rewrites each file in place in the one canonical form. A folder stands for every
-      .retry file below it, recursively. '-' reads a policy file from standard input and
-      writes the formatted text to standard output.
+      .retry file below it, recursively (symbolic links followed, a link back to a folder
+      being walked reported and not followed). '-', /dev/stdin and named pipes are read as
+      streams and the formatted text goes to standard output.
+
+      A file is never half-written: the formatted text goes to a temporary file in the same
+      folder, flushed to the disk, then renamed over the original with the original's
+      permissions. If anything fails (a full disk, no permission, the file changed in the
+      meantime) the original is left as it was and the exit status is 2.
 
       With '--check' nothing is written: the files that would change are listed on
       standard output, one a line, and the exit status is 1 if there are any.
 
       A file with errors is left unchanged and its diagnostics are printed to standard
-      error ('-' then writes nothing to standard output). Formatting never changes meaning: the formatted text is compiled again and
-      must give the same policies and the same comments, or the file is left unchanged.
+      error ('-' then writes nothing to standard output). Formatting never changes meaning:
+      the formatted text is compiled again and must give the same policies and the same
+      comments, or the file is left unchanged.
       """,
     options: [
       .flag("check", help: "Write nothing; list the files that would change.")
@@ -35,7 +42,7 @@ enum FormatCommand: Subcommand {
     exitStatuses: [
       (0, "formatted (or, with --check, nothing would change)"),
       (1, "a file has errors, or with --check a file would change"),
-      (2, "usage error or unreadable file"),
+      (2, "usage error, a file that cannot be read or replaced, or lost output"),
     ])
 
   /// What formatting one text gives.
@@ -80,28 +87,22 @@ enum FormatCommand: Subcommand {
   static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
     let output = context.output
     let isCheck = arguments.has("check")
-    let (files, missing, empty) = PolicyInput.expand(arguments.arguments)
-    var unreadable = !missing.isEmpty
-    for error in missing { output.error(error.message) }
-    for folder in empty {
-      output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
-    }
+    let expansion = PolicyInput.expand(arguments.arguments, context: context)
+    var unreadable = !expansion.errors.isEmpty
+    for error in expansion.errors { output.error(error.message) }
+    expansion.printWarnings(to: output)
     var failed = false
-    for path in files {
-      let isStandardInput = path == "-"
-      let name = isStandardInput ? PolicyInput.standardInputName : path
-      let source: String
-      if isStandardInput {
-        source = context.standardInputText()
-      } else {
-        switch PolicyInput.readFile(path) {
-        case .success(let text): source = text
-        case .failure(let error):
-          output.error(error.message)
-          unreadable = true
-          continue
-        }
+    for file in expansion.files {
+      let name = file.name
+      let bytes: Data
+      switch PolicyInput.readBytes(file, context: context) {
+      case .success(let read): bytes = read
+      case .failure(let error):
+        output.error(error.message)
+        unreadable = true
+        continue
       }
+      let source = String(decoding: bytes, as: UTF8.self)
       switch format(source) {
       case .invalid(let diagnostics):
         PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
@@ -117,17 +118,20 @@ enum FormatCommand: Subcommand {
             output.write(name + "\n")
             failed = true
           }
-        } else if isStandardInput {
-          output.write(formatted)
-        } else if formatted != source {
-          do {
-            try Data(formatted.utf8).write(to: URL(fileURLWithPath: path))
-          } catch {
-            output.error("cannot write '\(path)': \(error.localizedDescription)")
+        } else if let path = file.path, !file.isStream {
+          guard formatted != source else { continue }
+          let result = context.fileReplacement.replace(
+            path, original: [UInt8](bytes), with: Array(formatted.utf8))
+          if case .failure(let failure) = result {
+            output.error("cannot write '\(name)': \(failure.reason); it is unchanged")
             unreadable = true
           }
+        } else {
+          // Standard input, a pipe or a device: the formatted text goes to standard output.
+          output.write(formatted)
         }
       }
+      if output.hasFailed { break }
     }
     if unreadable { return ExitStatus.usage }
     return failed ? ExitStatus.failure : ExitStatus.success

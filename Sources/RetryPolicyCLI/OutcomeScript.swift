@@ -8,7 +8,8 @@ import RetryPolicy
 ///     outcome = ( "ok" | "cancel" | CLASS ) { "*" COUNT | "@" DURATION | "~" DURATION }
 ///
 /// - `ok`: the attempt succeeds.
-/// - `cancel`: the attempt throws `CancellationError` (never retried).
+/// - `cancel` (or `cancellation`, `CancellationError`): the attempt throws `CancellationError`,
+///   which is never retried, even by a rule that names it.
 /// - `CLASS`: the attempt fails with an error of that class, such as `serverError` or
 ///   `timeout` (an attempt cut off by the policy's `timeout`).
 /// - `*N`: the outcome happens N times in a row (`serverError*3`).
@@ -112,7 +113,8 @@ struct OutcomeScript: Sendable, Equatable {
     var outcome: Outcome
     switch name {
     case "ok": outcome = Outcome(kind: .success)
-    case "cancel": outcome = Outcome(kind: .cancellation)
+    // Cancellation by any of its names: a rule naming `CancellationError` never retries it.
+    case "cancel", "cancellation", "CancellationError": outcome = Outcome(kind: .cancellation)
     default: outcome = Outcome(kind: .failure(errorClass: String(name)))
     }
     var count: Int?

@@ -1,32 +1,35 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The exit statuses of every command.
 enum ExitStatus {
   /// Everything went well.
   static let success: Int32 = 0
   /// The input has errors (invalid policy, diagnostics, files that would change).
   static let failure: Int32 = 1
-  /// The command line is wrong, or a file cannot be read.
+  /// The command line is wrong, a file cannot be read or written, or output was lost.
   static let usage: Int32 = 2
 }
 
 /// Where a command writes: the process's standard output and error, or strings captured
 /// for in-process runs and tests.
 ///
-/// Also decides color: only when the stream is a terminal and `NO_COLOR` is unset or empty.
+/// Also decides color: only when the stream is a terminal, `NO_COLOR` is unset or empty and
+/// `TERM` is not `dumb`.
+///
+/// Writing standard output can fail (a full disk, a closed descriptor, a reader that went
+/// away): the first failure is kept in ``failure``, later output is dropped, and
+/// ``finish(_:)`` turns it into `cannot write output: REASON` and exit status 2.
 final class Output {
   /// Where text goes.
   enum Destination {
-    /// The process's standard output and standard error.
-    case standardStreams
+    /// The process's standard output and standard error; a stream closed when the process
+    /// started is never written (its descriptor may now be the runtime's).
+    case standardStreams(outputIsClosed: Bool, errorIsClosed: Bool)
     /// Kept in ``capturedOutput`` and ``capturedError``.
     case capture
+    /// Standard error is captured; every write to standard output fails with this `errno`
+    /// (tests of lost output).
+    case failingOutput(Int32)
   }
 
   private let destination: Destination
@@ -38,6 +41,8 @@ final class Output {
   let outputUsesColor: Bool
   /// Whether text for standard error may use ANSI colors.
   let errorUsesColor: Bool
+  /// The first failure to write standard output, if any.
+  private(set) var failure: PlatformError?
 
   /// Creates an output.
   init(destination: Destination, outputUsesColor: Bool, errorUsesColor: Bool) {
@@ -46,20 +51,45 @@ final class Output {
     self.errorUsesColor = errorUsesColor
   }
 
-  /// Writes to standard output as is.
+  /// Whether standard output has been lost: nothing more reaches it.
+  var hasFailed: Bool { failure != nil }
+
+  /// Writes to standard output as is; after a failure, writes nothing.
   func write(_ text: String) {
+    guard failure == nil else { return }
     switch destination {
-    case .standardStreams: FileHandle.standardOutput.write(Data(text.utf8))
+    case .standardStreams(let outputIsClosed, _):
+      if outputIsClosed {
+        failure = PlatformError(Platform.badDescriptor)
+      } else if let code = Platform.write(Array(text.utf8), to: Platform.standardOutput) {
+        failure = PlatformError(code)
+      }
     case .capture: capturedOutput += text
+    case .failingOutput(let code): failure = PlatformError(code)
     }
   }
 
   /// Writes to standard error as is.
+  ///
+  /// A failure there cannot be reported anywhere; it is
+  /// ignored.
   func writeError(_ text: String) {
     switch destination {
-    case .standardStreams: FileHandle.standardError.write(Data(text.utf8))
-    case .capture: capturedError += text
+    case .standardStreams(_, let errorIsClosed):
+      if !errorIsClosed { _ = Platform.write(Array(text.utf8), to: Platform.standardError) }
+    case .capture, .failingOutput: capturedError += text
     }
+  }
+
+  /// The exit status of a command that returned `status`: 2 when standard output was lost,
+  /// after `cannot write output: REASON` on standard error (a broken pipe ends quietly, as
+  /// the reader is gone on purpose).
+  func finish(_ status: Int32) -> Int32 {
+    guard let failure else { return status }
+    if failure.code != Platform.brokenPipe {
+      error("cannot write output: \(failure.reason)")
+    }
+    return ExitStatus.usage
   }
 
   /// `retry-policy: error: MESSAGE` on standard error.
@@ -87,14 +117,15 @@ final class Output {
     errorUsesColor ? color + text + "\u{1B}[0m" : text
   }
 
-  /// Whether output to a stream may be colored: a terminal, and `NO_COLOR` unset or empty.
+  /// Whether output to a stream may be colored: a terminal, `NO_COLOR` unset or empty
+  /// (no-color.org), and `TERM` not `dumb`.
   static func usesColor(isTerminal: Bool, environment: [String: String]) -> Bool {
-    isTerminal && (environment["NO_COLOR"] ?? "").isEmpty
+    isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
   }
 
   /// Whether a file descriptor is a terminal.
   static func isTerminal(_ descriptor: Int32) -> Bool {
-    isatty(descriptor) != 0
+    Platform.isTerminal(descriptor)
   }
 }
 
@@ -104,18 +135,42 @@ final class CommandContext {
   let output: Output
   /// The environment variables.
   let environment: [String: String]
-  private let readInput: () -> Data
-  private var input: Data?
+  /// Whether standard input is the process's own (the REPL then reads it line by line).
+  let readsProcessInput: Bool
+  /// How `fmt` replaces files; tests inject failures.
+  var fileReplacement = FileReplacement()
+  private let readInput: () -> Result<Data, PlatformError>
+  private var input: Result<Data, PlatformError>?
+  private let rawArguments: [String: [UInt8]]
 
   /// Creates a context; `readInput` is called at most once, when input is first needed.
-  init(output: Output, environment: [String: String], readInput: @escaping () -> Data) {
+  ///
+  /// `rawArguments` are the arguments as the system gave them, in the same order, for file
+  /// names that are not valid UTF-8 (`CommandLine.arguments` repairs those).
+  init(
+    output: Output, environment: [String: String], rawArguments: [[UInt8]] = [],
+    readsProcessInput: Bool = false,
+    readInput: @escaping () -> Result<Data, PlatformError>
+  ) {
     self.output = output
     self.environment = environment
+    self.readsProcessInput = readsProcessInput
     self.readInput = readInput
+    var table: [String: [UInt8]] = [:]
+    for bytes in rawArguments {
+      let text = String(decoding: bytes, as: UTF8.self)
+      if table[text] == nil { table[text] = bytes }
+    }
+    self.rawArguments = table
+  }
+
+  /// Creates a context whose standard input is `data`.
+  convenience init(output: Output, environment: [String: String], input data: Data) {
+    self.init(output: output, environment: environment) { .success(data) }
   }
 
   /// Standard input, read to its end (once).
-  func standardInput() -> Data {
+  func standardInput() -> Result<Data, PlatformError> {
     if let input { return input }
     let data = readInput()
     input = data
@@ -123,7 +178,12 @@ final class CommandContext {
   }
 
   /// Standard input as text; invalid UTF-8 becomes U+FFFD, which the parser reports.
-  func standardInputText() -> String {
-    String(decoding: standardInput(), as: UTF8.self)
+  func standardInputText() -> Result<String, PlatformError> {
+    standardInput().map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// The bytes of a path given on the command line.
+  func pathBytes(_ argument: String) -> [UInt8] {
+    rawArguments[argument] ?? Array(argument.utf8)
   }
 }

@@ -347,7 +347,7 @@ struct ReplSession {
     if let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError,
       underlying.domain == NSPOSIXErrorDomain
     {
-      return String(cString: strerror(Int32(underlying.code))).lowercased()
+      return Platform.describe(errorNumber: Int32(underlying.code))
     }
     return "it is not a readable file"
   }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// `retry-policy repl`: the interactive session.
 ///
@@ -17,72 +16,121 @@ import Glibc
 ///
 /// Exit status: 0 at the end of input or `:quit`. On a terminal, errors in what is typed do
 /// not change it; from a pipe it is 1 when any line had an error (a policy with errors, an
-/// unknown command, an unreadable file), so scripts can tell. 2 for a usage error.
+/// unknown command, an unreadable file), so scripts can tell. 2 for a usage error, and when
+/// standard output is lost (the session stops at once; never 0 then).
 enum ReplCommand {
   /// The help page, for `repl --help`: the same form as every subcommand's.
   static var usage: String { HelpRendering.help(for: CommandLineTool.replSpec) }
 
   /// Runs the REPL with the arguments after `repl`; returns the exit status.
-  static func run(arguments: [String]) async -> Int32 {
+  ///
+  /// It stops as soon as standard output is lost; the caller then reports it (exit 2).
+  static func run(arguments: [String], context: CommandContext) async -> Int32 {
+    let output = context.output
     if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-      Terminal.write(usage)
+      output.write(usage)
       return 0
     }
     if let first = arguments.first {
-      Terminal.write(
-        "retry-policy: error: unexpected argument '\(first)'\nSee 'retry-policy repl --help'.\n",
-        to: STDERR_FILENO)
+      output.usageError(.unexpectedArgument(first), command: "retry-policy repl")
       return 2
     }
-    let environment = ProcessInfo.processInfo.environment
+    guard context.readsProcessInput else {
+      return await runPiped(lines: PipedLines(context: context), output: output)
+    }
     if Terminal.isInputInteractive, Terminal.enableRawMode() {
       defer { Terminal.restore() }
-      let usesColor = Output.usesColor(
-        isTerminal: Terminal.isOutputInteractive, environment: environment)
       return await runInteractive(
-        usesColor: usesColor, historyPath: History.defaultPath(environment: environment))
+        output: output, historyPath: History.defaultPath(environment: context.environment))
     }
-    return await runPiped()
+    return await runPiped(lines: PipedLines(context: nil), output: output)
+  }
+
+  /// The lines of standard input: the process's, read as they come, or a context's.
+  struct PipedLines {
+    private var buffered: [String]?
+
+    /// Lines from the context's standard input; from the process's with nil.
+    init(context: CommandContext?) {
+      buffered = context.map { context in
+        let text = (try? context.standardInputText().get()) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      }
+      if buffered?.last == "" { buffered?.removeLast() }
+    }
+
+    /// The next line without its line end, or nil at the end.
+    mutating func next() -> String? {
+      guard buffered != nil else { return readLine(strippingNewline: true) }
+      return buffered?.isEmpty == false ? buffered?.removeFirst() : nil
+    }
   }
 
   /// Reads lines from a pipe or file to the end; no prompt, no escape codes.
-  static func runPiped() async -> Int32 {
+  ///
+  /// Exit status 1 when a line had an error; when output is lost, it stops reading and
+  /// returns 2 (never 0), whatever the lines did.
+  static func runPiped(lines: PipedLines, output: Output) async -> Int32 {
+    var lines = lines
     var session = ReplSession(usesColor: false)
-    while let line = readLine(strippingNewline: true) {
+    while let line = lines.next() {
       let text = line.hasSuffix("\r") ? String(line.dropLast()) : line
-      write(await session.handle(line: text))
+      write(await session.handle(line: text), to: output)
+      if output.hasFailed { return ExitStatus.usage }
       if session.isFinished { break }
     }
-    if !session.isFinished { write(session.finish()) }
+    if !session.isFinished { write(session.finish(), to: output) }
+    if output.hasFailed { return ExitStatus.usage }
     return session.errorCount > 0 ? 1 : 0
   }
 
   /// The session on a terminal in raw mode, with the line editor and the history file.
-  private static func runInteractive(usesColor: Bool, historyPath: String?) async -> Int32 {
+  ///
+  /// A window resize (SIGWINCH) redraws the line for the new width.
+  private static func runInteractive(output: Output, historyPath: String?) async -> Int32 {
     var history = historyPath.map { History.load(from: $0) } ?? History()
     var editor = LineEditor(history: history.entries)
     var decoder = KeyDecoder()
-    var session = ReplSession(usesColor: usesColor)
     // The prompt and the line being edited go to the terminal even when output is redirected.
-    let screen = Terminal.isOutputInteractive ? STDOUT_FILENO : STDERR_FILENO
+    let screenIsOutput = Terminal.isOutputInteractive
+    let screen = screenIsOutput ? Platform.standardOutput : Platform.standardError
+    let usesColor = screenIsOutput ? output.outputUsesColor : output.errorUsesColor
+    var session = ReplSession(usesColor: output.outputUsesColor)
+    Platform.watchWindowResizes()
+
+    func show(_ text: String) {
+      if screenIsOutput { output.write(text) } else { output.writeError(text) }
+    }
+
+    var width = Terminal.width(of: screen)
+    var cursorColumn = 0
 
     func redraw() {
       let prompt = session.currentPrompt
       let shown = usesColor ? "\u{1B}[1;34m\(prompt)\u{1B}[0m" : prompt
-      Terminal.write(
-        editor.render(
-          prompt: shown, promptWidth: TerminalWidth.of(prompt), terminalWidth: Terminal.width),
-        to: screen)
+      let promptWidth = TerminalWidth.of(prompt)
+      show(editor.render(prompt: shown, promptWidth: promptWidth, terminalWidth: width))
+      cursorColumn = editor.cursorColumn(promptWidth: promptWidth, terminalWidth: width)
     }
 
-    Terminal.write(
-      "retry-policy repl: type a policy, ':help' for help, Ctrl-D to leave\n", to: screen)
+    show("retry-policy repl: type a policy, ':help' for help, Ctrl-D to leave\n")
     redraw()
-    while true {
-      let bytes = Terminal.readBytes()
-      guard !bytes.isEmpty else {
-        Terminal.write("\n", to: screen)
+    while !output.hasFailed {
+      let bytes: [UInt8]
+      switch Terminal.readInput() {
+      case .end:
+        show("\n")
         return 0
+      case .resized:
+        // Clear what the old width left, then draw the line for the new width.
+        let newWidth = Terminal.width(of: screen)
+        show(
+          LineEditor.resizePreamble(
+            cursorColumn: cursorColumn, oldWidth: width, newWidth: newWidth))
+        width = newWidth
+        redraw()
+        continue
+      case .bytes(let read): bytes = read
       }
       for key in decoder.decode(bytes) {
         if key == .enter || key == .interrupt {
@@ -98,33 +146,38 @@ enum ReplCommand {
         case .redraw:
           redraw()
         case .bell:
-          Terminal.write("\u{7}", to: screen)
+          show("\u{7}")
         case .clearScreen:
-          Terminal.write("\u{1B}[H\u{1B}[2J", to: screen)
+          show("\u{1B}[H\u{1B}[2J")
           redraw()
         case .interrupt:
-          Terminal.write("^C\n", to: screen)
+          show("^C\n")
           session.interrupt()
           redraw()
         case .endOfInput:
-          Terminal.write("\n", to: screen)
+          show("\n")
           return 0
         case .submit(let line):
-          Terminal.write("\n", to: screen)
+          show("\n")
           history.add(line)
           if let historyPath { try? history.save(to: historyPath) }
           editor.setHistory(history.entries)
-          write(await session.handle(line: line))
+          write(await session.handle(line: line), to: output)
           if session.isFinished { return 0 }
           redraw()
         }
       }
     }
+    return ExitStatus.usage
   }
 
-  private static func write(_ messages: [ReplMessage]) {
+  private static func write(_ messages: [ReplMessage], to output: Output) {
     for message in messages {
-      Terminal.write(message.text, to: message.stream == .output ? STDOUT_FILENO : STDERR_FILENO)
+      if message.stream == .output {
+        output.write(message.text)
+      } else {
+        output.writeError(message.text)
+      }
     }
   }
 }

@@ -20,7 +20,8 @@ enum SimulateCommand: Subcommand {
       Outcomes, comma-separated:
         ok            the attempt succeeds
         CLASS         the attempt fails with an error of that class (serverError, timeout…)
-        cancel        the attempt throws CancellationError (never retried)
+        cancel        the attempt throws CancellationError, never retried, even by a
+                      rule naming it (also written CancellationError)
         X*N           X happens N times in a row: serverError*3
         CLASS@D       the error carries a Retry-After of D: serverError@5s
         X~D           the attempt takes D of virtual time: ok~200ms, serverError~2s
@@ -56,7 +57,7 @@ enum SimulateCommand: Subcommand {
     exitStatuses: [
       (0, "the simulated operation finally succeeded"),
       (1, "the run failed (retries ran out, or an error was not retried), or invalid policy"),
-      (2, "usage error or unreadable file"),
+      (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
   static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {

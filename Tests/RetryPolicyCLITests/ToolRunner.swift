@@ -15,6 +15,13 @@ enum ToolRunner {
       isTerminal: isTerminal)
   }
 
+  /// A context that captures output, with `input` as standard input.
+  static func context(input: String = "") -> CommandContext {
+    CommandContext(
+      output: Output(destination: .capture, outputUsesColor: false, errorUsesColor: false),
+      environment: [:], input: Data(input.utf8))
+  }
+
   /// The built `retry-policy` executable: next to the test bundle, under `.build/…/debug/`.
   static func binary() throws -> URL {
     var candidates: [URL] = []
@@ -49,25 +56,41 @@ enum ToolRunner {
     _ arguments: [String], input: String = "", directory: URL? = nil,
     environment: [String: String] = [:]
   ) throws -> CommandResult {
+    try run(
+      executable: try binary(), arguments: arguments, input: input, directory: directory,
+      environment: environment)
+  }
+
+  /// Runs a bash script in which `$0` is the built binary, for what `Process` cannot set up
+  /// (a closed descriptor, an ignored SIGPIPE, process substitution, non-UTF-8 arguments).
+  ///
+  /// Returns the script's status, and what it wrote to standard output and error.
+  static func runScript(_ script: String, directory: URL? = nil) throws -> CommandResult {
+    try run(
+      executable: URL(fileURLWithPath: "/bin/bash"),
+      arguments: ["-c", script, try binary().path], input: "", directory: directory,
+      environment: [:])
+  }
+
+  /// Runs a process with standard input, output and error in temporary files, so large
+  /// outputs cannot block on a full pipe; `NO_COLOR` is removed from the environment.
+  private static func run(
+    executable: URL, arguments: [String], input: String, directory: URL?,
+    environment: [String: String]
+  ) throws -> CommandResult {
     let process = Process()
-    process.executableURL = try binary()
+    process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     var variables = ProcessInfo.processInfo.environment
     variables.removeValue(forKey: "NO_COLOR")
     variables.merge(environment) { $1 }
     process.environment = variables
-    let scratch = FileManager.default.temporaryDirectory
-      .appendingPathComponent("retry-policy-e2e-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    let scratch = try makeFolder(["stdin": input, "stdout": "", "stderr": ""])
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let inputURL = scratch.appendingPathComponent("stdin")
     let outputURL = scratch.appendingPathComponent("stdout")
     let errorURL = scratch.appendingPathComponent("stderr")
-    try Data(input.utf8).write(to: inputURL)
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-    let inputHandle = try FileHandle(forReadingFrom: inputURL)
+    let inputHandle = try FileHandle(forReadingFrom: scratch.appendingPathComponent("stdin"))
     let outputHandle = try FileHandle(forWritingTo: outputURL)
     let errorHandle = try FileHandle(forWritingTo: errorURL)
     process.standardInput = inputHandle
@@ -78,11 +101,10 @@ enum ToolRunner {
     try? inputHandle.close()
     try? outputHandle.close()
     try? errorHandle.close()
-    let output = try Data(contentsOf: outputURL)
-    let error = try Data(contentsOf: errorURL)
     return CommandResult(
-      status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
-      standardError: String(decoding: error, as: UTF8.self))
+      status: process.terminationStatus,
+      standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+      standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
   }
 
   /// A fresh temporary folder with the given files (relative path → text).

@@ -1,5 +1,3 @@
-import Glibc
-
 /// One scenario: a name for `--filter`, and the code that measures its variants.
 struct Scenario: Sendable {
   var name: String
@@ -30,7 +28,7 @@ enum BenchmarkCommand {
       }
     case .usageError(let message):
       printError("retry-policy-benchmarks: \(message)\n\(BenchmarkOptions.usage)")
-      exit(2)
+      Platform.exit(2)
     case .run(let options):
       let selected = scenarios.filter { scenario in
         options.filter.map { scenario.name.contains($0) } ?? true
@@ -38,7 +36,7 @@ enum BenchmarkCommand {
       guard !selected.isEmpty else {
         let names = scenarios.map(\.name).joined(separator: ", ")
         printError("retry-policy-benchmarks: no scenario matches the filter; the names: \(names)")
-        exit(2)
+        Platform.exit(2)
       }
       let benchmark = Benchmark(options: options)
       print(conditions(options))
@@ -58,7 +56,7 @@ enum BenchmarkCommand {
     #else
       let configuration = "release"
     #endif
-    let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+    let cores = Platform.processorCount
     let counter =
       AllocationCounter.isAvailable
       ? "malloc counter loaded" : "malloc counter not loaded (allocations n/a; see .ci/bench)"
@@ -114,14 +112,5 @@ enum BenchmarkCommand {
 /// Writes a line to standard error (progress and usage errors; the report goes to standard
 /// output).
 func printError(_ line: String) {
-  var text = line + "\n"
-  text.withUTF8 { bytes in
-    var offset = 0
-    while offset < bytes.count {
-      let written = write(
-        STDERR_FILENO, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-      guard written > 0 else { return }
-      offset += written
-    }
-  }
+  Platform.writeToStandardError(line + "\n")
 }

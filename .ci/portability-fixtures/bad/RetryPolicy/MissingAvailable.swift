@@ -1,0 +1,5 @@
+// expect: availability
+/// Attoseconds, exactly.
+public func exact(_ duration: Duration) -> Int128 {
+  duration.attoseconds
+}
