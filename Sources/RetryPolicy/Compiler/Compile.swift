@@ -12,9 +12,6 @@ import Foundation
 ///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
 public func compile(policy source: String, vocabulary: Vocabulary = .open) throws -> CompiledPolicy
 {
-  // A plainly valid one-line policy is compiled straight from its bytes; anything else (or
-  // anything the fast path is unsure of) goes through the full front end, which reports.
-  if let policy = OneLineCompiler.compile(source, vocabulary: vocabulary) { return policy }
   // Each line is checked as soon as it is read: no tree of the whole text is built.
   var checker = PolicyChecker(vocabulary: vocabulary)
   let (bodyRange, syntaxDiagnostics) = Parser.parsePolicy(source) { checker.check($0) }

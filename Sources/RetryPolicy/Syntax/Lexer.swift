@@ -17,7 +17,7 @@ struct Lexer {
   var comments: [CommentSyntax] = []
   /// Whether comments are collected; only the printer needs them.
   var keepsComments = true
-  /// Every diagnostic so far; the parser adds its own here too.
+  /// The lexer's own diagnostics, in the order found (the parser keeps its own).
   var diagnostics: [Diagnostic] = []
 
   init(bytes: UnsafeBufferPointer<UInt8>) {

@@ -1,0 +1,312 @@
+// The checker at the level of one rule: a `retry` line's clauses, each checked where it
+// stands, then the rule as a whole. See `Checker.swift` for the policy level.
+
+extension PolicyChecker {
+  /// The texts of names, for a compiled rule.
+  static func texts(of names: [NameSyntax]) -> [String] {
+    var texts: [String] = []
+    texts.reserveCapacity(names.count)
+    for name in names { texts.append(name.text) }
+    return texts
+  }
+
+  // MARK: Rules
+
+  /// The delay clause of a rule, checked, before the count is attached.
+  enum DelayShape {
+    case immediate
+    case delayed(Duration)
+    case exponential(Duration, multiplier: Double)
+    case linear(Duration, increment: Duration)
+    case custom([Duration])
+
+    func behavior(maxCount: Int?) -> RepeatBehavior {
+      switch self {
+      case .immediate: .immediate(maxCount: maxCount)
+      case .delayed(let delay): .delayed(maxCount: maxCount, delay: delay)
+      case .exponential(let initial, let multiplier):
+        .exponential(maxCount: maxCount, initial: initial, multiplier: multiplier)
+      case .linear(let initial, let increment):
+        .linear(maxCount: maxCount, initial: initial, increment: increment)
+      case .custom(let delays): .customTimerDelayed(maxCount: maxCount, delays: delays)
+      }
+    }
+
+    /// The delay before the first retry, without jitter or cap.
+    var firstDelay: Duration {
+      switch self {
+      case .immediate: .zero
+      case .delayed(let delay): delay
+      case .exponential(let initial, _), .linear(let initial, _): initial
+      case .custom(let delays): delays.first ?? .zero
+      }
+    }
+
+    /// Whether every delay of the shape is zero.
+    var isAlwaysZero: Bool {
+      switch self {
+      case .immediate: true
+      case .delayed(let delay): delay == .zero
+      case .custom(let delays): delays.allSatisfy { $0 == .zero }
+      case .exponential, .linear: false  // their first delay is positive
+      }
+    }
+  }
+
+  mutating func checkRule(
+    head: RetryHeadSyntax, clauses: [ClauseSyntax], isComplete: Bool
+  ) {
+    ruleCount += 1
+    var maxCount: Int?
+    switch head.count {
+    case .times(let count?):
+      if count > PolicyLimits.largestCount {
+        report(.countTooLarge(count), at: head.countRange)
+      } else {
+        maxCount = Swift.max(0, count)
+      }
+    case .times(nil):
+      isIncomplete = true
+    case .forever:
+      foreverCounts.append(head.countRange)
+    }
+
+    // Clauses are referred to by their index in `clauses`, not copied: a clause is a large
+    // value, and this runs for every rule of every policy.
+    var onIndex: Int?
+    var exceptIndex: Int?
+    var delayIndex: Int?
+    var jitterIndex: Int?
+    var maxIndex: Int?
+    var afterIndex: Int?
+    var honoringIndex: Int?
+    var shape: DelayShape?
+    var jitter: Jitter?
+    var cap: Duration?
+    var onNames: [NameSyntax]?
+    var exceptNames: [NameSyntax]?
+    var hook: String?
+    var retriesImmediately = true
+
+    for index in clauses.indices {
+      switch clauses[index].kind {
+      case .within, .timeout, .budget:
+        checkPolicyWide(clauses[index])
+      case .on(let names):
+        checkErrorClasses(names)
+        if isFirst(clauses, index, after: onIndex) {
+          onIndex = index
+          onNames = names
+        }
+      case .except(let names):
+        checkErrorClasses(names)
+        if isFirst(clauses, index, after: exceptIndex) {
+          exceptIndex = index
+          exceptNames = names
+        }
+      case .immediately, .delay, .backoff, .delays:
+        let checked = checkDelayClause(clauses[index])
+        if let first = delayIndex {
+          let keyword = clauses[index].keyword
+          let firstKeyword = clauses[first].keyword
+          if firstKeyword == keyword {
+            _ = isFirst(clauses, index, after: first)
+          } else {
+            report(
+              .conflictingDelay(keyword, with: firstKeyword), at: clauses[index].keywordRange,
+              notes: [Diagnostic(.firstGivenHere(firstKeyword), at: clauses[first].keywordRange)]
+            )
+          }
+        } else {
+          delayIndex = index
+          shape = checked
+          if case .immediately = clauses[index].kind {} else { retriesImmediately = false }
+        }
+      case .jitter(let syntax):
+        let checked = checkJitter(syntax)
+        if isFirst(clauses, index, after: jitterIndex) {
+          jitterIndex = index
+          jitter = checked
+        }
+      case .max(let literal):
+        let checked = checkDuration(literal, of: "max", mustBePositive: true)
+        if isFirst(clauses, index, after: maxIndex) {
+          maxIndex = index
+          cap = checked
+        }
+      case .after(let name):
+        checkHook(name)
+        if isFirst(clauses, index, after: afterIndex) {
+          afterIndex = index
+          hook = name.text
+        }
+      case .honoringRetryAfter:
+        if isFirst(clauses, index, after: honoringIndex) { honoringIndex = index }
+      }
+    }
+
+    var errorClasses: [String] = []
+    var excludedClasses: [String] = []
+    if let onNames { errorClasses = Self.texts(of: onNames) }
+    if let exceptNames {
+      excludedClasses = Self.texts(of: exceptNames)
+      if let included = onNames {
+        for name in exceptNames {
+          guard let first = included.first(where: { $0.text == name.text }) else { continue }
+          report(
+            .classInOnAndExcept(name.text), at: name.range,
+            notes: [Diagnostic(.firstGivenHere(name.text), at: first.range)])
+        }
+      }
+    }
+
+    // On a line with a syntax error the delay clause may be the broken one: saying that the
+    // rule has no delay would only mislead.
+    if let jitterIndex, retriesImmediately, isComplete {
+      report(.jitterWithoutDelay, at: clauses[jitterIndex].keywordRange)
+    }
+    if let maxIndex {
+      if (retriesImmediately && isComplete) || shape?.isAlwaysZero == true {
+        report(.capWithoutDelay, at: clauses[maxIndex].keywordRange)
+      } else if let cap, let first = shape?.firstDelay, cap < first,
+        case .max(let literal) = clauses[maxIndex].kind
+      {
+        report(
+          .capBelowFirstDelay(cap: literal.text, firstDelay: first.policyText),
+          at: clauses[maxIndex].keywordRange)
+      }
+    }
+
+    if let catchAllLine {
+      report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
+    } else if exceptIndex == nil, onIndex == nil || errorClasses.contains("any") {
+      catchAllLine = head.range.start.line
+    }
+
+    // A missing value here was reported above (or by the parser): nothing to compile.
+    guard maxCount != nil || head.count == .forever else { return }
+    if delayIndex != nil && shape == nil { return }
+    if jitterIndex != nil && jitter == nil { return }
+    if maxIndex != nil && cap == nil { return }
+    rules.append(
+      RetryRule(
+        behavior: (shape ?? .immediate).behavior(maxCount: maxCount),
+        errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: jitter,
+        maxDelay: cap, hook: hook, honorsRetryAfter: honoringIndex != nil))
+  }
+
+  /// Checks `immediately`, `delay`, `backoff` or `delays`; nil when an argument is wrong.
+  mutating func checkDelayClause(_ clause: ClauseSyntax) -> DelayShape? {
+    switch clause.kind {
+    case .delay(let literal):
+      guard let delay = checkDuration(literal, of: "delay", mustBePositive: false) else {
+        return nil
+      }
+      if delay == .zero { report(.zeroDelay(literal.text), at: clause.keywordRange) }
+      return .delayed(delay)
+    case .backoff(let literal, let growth):
+      let initial = checkDuration(literal, of: "backoff", mustBePositive: true)
+      switch growth {
+      case nil:
+        return initial.map { .exponential($0, multiplier: 2) }
+      case .factor(let number)?:
+        let factor = checkFactor(number, initial: literal)
+        guard let initial, let factor else { return nil }
+        return .exponential(initial, multiplier: factor)
+      case .increment(let step)?:
+        let increment = checkDuration(step, of: "backoff", mustBePositive: false)
+        guard let initial, let increment else { return nil }
+        return .linear(initial, increment: increment)
+      }
+    case .delays(let literals):
+      var delays: [Duration] = []
+      delays.reserveCapacity(literals.count)
+      var isValid = !literals.isEmpty
+      if literals.isEmpty { isIncomplete = true }  // the parser reports the missing duration
+      for literal in literals {
+        if let delay = checkDuration(literal, of: "delays", mustBePositive: false) {
+          delays.append(delay)
+        } else {
+          isValid = false
+        }
+      }
+      return isValid ? .custom(delays) : nil
+    default:
+      return .immediate
+    }
+  }
+
+  /// Checks a duration against the limits; nil when it is wrong or was unreadable.
+  mutating func checkDuration(
+    _ literal: DurationLiteralSyntax, of keyword: String, mustBePositive: Bool
+  ) -> Duration? {
+    guard let duration = literal.duration else {
+      isIncomplete = true
+      return nil
+    }
+    if duration > PolicyLimits.longestDuration {
+      report(.durationTooLong(literal.text), at: literal.range)
+      return nil
+    }
+    if duration < .zero || (mustBePositive && duration == .zero) {
+      report(.zeroDuration(keyword), at: literal.range)
+      return nil
+    }
+    return duration
+  }
+
+  mutating func checkFactor(
+    _ number: NumberLiteralSyntax, initial: DurationLiteralSyntax
+  ) -> Double? {
+    guard let factor = number.value else {
+      isIncomplete = true
+      return nil
+    }
+    if factor < 1 {
+      report(.factorBelowOne(number.text), at: number.range)
+      return nil
+    }
+    guard factor <= PolicyLimits.largestFactor else {  // also NaN
+      report(.factorTooLarge(number.text), at: number.range)
+      return nil
+    }
+    if factor == 1 { report(.factorOfOne(initial: initial.text), at: number.range) }
+    return factor
+  }
+
+  mutating func checkJitter(_ syntax: JitterSyntax) -> Jitter? {
+    switch syntax.kind {
+    case .full: return .full
+    case .equal: return .equal
+    case .decorrelated: return .decorrelated
+    case .percent(let number):
+      guard let percent = number.value else {
+        isIncomplete = true
+        return nil
+      }
+      guard percent > 0, percent <= 100 else {
+        report(.jitterOutOfRange(number.text), at: number.range)
+        return nil
+      }
+      return .proportional(fraction: percent / 100)
+    }
+  }
+
+  // MARK: Names
+
+  mutating func checkErrorClasses(_ names: [NameSyntax]) {
+    guard let known = vocabulary.errorClasses else { return }
+    for name in names
+    where !known.contains(name.text) && !Vocabulary.builtInErrorClasses.contains(name.text) {
+      let candidates = Vocabulary.builtInErrorClasses.sorted() + known.sorted()
+      let suggestion = Suggestion.nearest(to: name.text, in: candidates)
+      report(.unknownErrorClass(name.text, suggestion: suggestion), at: name.range)
+    }
+  }
+
+  mutating func checkHook(_ name: NameSyntax) {
+    guard let known = vocabulary.hooks, !known.contains(name.text) else { return }
+    let suggestion = Suggestion.nearest(to: name.text, in: known.sorted())
+    report(.unknownHook(name.text, suggestion: suggestion), at: name.range)
+  }
+}
