@@ -1,4 +1,5 @@
-// The parser's lines, rule heads, clauses and their arguments. See `Parser.swift` for the parser's state and its entry points.
+// The parser's lines, rule heads, clauses and their arguments. See `Parser.swift` for the
+// parser's state and its entry points.
 
 extension PolicyParser {
   // MARK: Lines

@@ -1,4 +1,5 @@
-// The parser's files, declarations, blocks and policy text. See `Parser.swift` for the parser's state and its entry points.
+// The parser's files, declarations, blocks and policy text. See `Parser.swift` for the
+// parser's state and its entry points.
 
 extension PolicyParser {
   // MARK: Files
@@ -34,6 +35,7 @@ extension PolicyParser {
   /// Ends at a line end, at the end, or at a `policy` that starts a line.
   mutating func parseDeclaration() -> PolicyDeclarationSyntax? {
     let start = token.range.start
+    let diagnosticsBefore = diagnosticCount
     advance()
     var name: NameSyntax?
     if token.kind == .word, token.isIdentifier {
@@ -90,7 +92,8 @@ extension PolicyParser {
     guard let name else { return nil }
     return PolicyDeclarationSyntax(
       name: name, form: form, body: PolicyBodySyntax(lines: lines, range: bodyRange),
-      range: SourceRange(start: start, end: previousEnd))
+      range: SourceRange(start: start, end: previousEnd),
+      hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
   }
 
   /// Parses the lines of a block, after its `{`, through its `}`.

@@ -26,30 +26,30 @@ package enum Parser {
   }
 
   /// Parses a policy file and hands each declaration to `visit` as soon as it is read, in
-  /// the order of the file, without keeping the tree or the comments; returns the
-  /// diagnostics, as `parseFile(_:)` does.
+  /// the order of the file, without keeping the tree; returns the file's range, its comments
+  /// (none unless `keepsComments`) and the diagnostics, as `parseFile(_:)` does.
   ///
   /// Memory stays bounded by the largest declaration, whatever the length of the file.
   package static func parseFile(
-    _ source: String, visit: (PolicyDeclarationSyntax) -> Void
-  ) -> [Diagnostic] {
+    _ source: String, keepsComments: Bool = false, visit: (PolicyDeclarationSyntax) -> Void
+  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
     withUTF8(source) { bytes in
-      var parser = PolicyParser(bytes: bytes, keepsComments: false)
-      _ = parser.parseFile(visit: visit)
-      return parser.finishedDiagnostics()
+      var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments)
+      let range = parser.parseFile(visit: visit)
+      return (range, parser.lexer.comments, parser.finishedDiagnostics())
     }
   }
 
   /// Parses the text of one policy and hands each line to `visit` as soon as it is read,
-  /// without keeping the tree or the comments; returns the body's range and the
-  /// diagnostics, as `parsePolicy(_:)` does.
+  /// without keeping the tree; returns the body's range, the comments (none unless
+  /// `keepsComments`) and the diagnostics, as `parsePolicy(_:)` does.
   package static func parsePolicy(
-    _ source: String, visit: (LineSyntax) -> Void
-  ) -> (SourceRange, [Diagnostic]) {
+    _ source: String, keepsComments: Bool = false, visit: (LineSyntax) -> Void
+  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
     withUTF8(source) { bytes in
-      var parser = PolicyParser(bytes: bytes, keepsComments: false)
+      var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments)
       let range = parser.parsePolicyText(visit: visit)
-      return (range, parser.finishedDiagnostics())
+      return (range, parser.lexer.comments, parser.finishedDiagnostics())
     }
   }
 
@@ -121,22 +121,8 @@ struct PolicyParser {
 
   /// The lexer's and the parser's diagnostics together, in the order of the text.
   func finishedDiagnostics() -> [Diagnostic] {
-    let diagnostics =
-      lexer.diagnostics.isEmpty ? self.diagnostics : lexer.diagnostics + self.diagnostics
-    var isSorted = true
-    var index = 1
-    while index < diagnostics.count {
-      if diagnostics[index].range.start < diagnostics[index - 1].range.start {
-        isSorted = false
-        break
-      }
-      index += 1
-    }
-    if isSorted { return diagnostics }
-    return diagnostics.enumerated().sorted { lhs, rhs in
-      lhs.element.range.start == rhs.element.range.start
-        ? lhs.offset < rhs.offset : lhs.element.range.start < rhs.element.range.start
-    }.map(\.element)
+    if lexer.diagnostics.isEmpty { return Diagnostic.sortedByPosition(diagnostics) }
+    return Diagnostic.sortedByPosition(lexer.diagnostics + diagnostics)
   }
 
   /// Skips to the next clause keyword of the line, or to the line's end.

@@ -1,0 +1,131 @@
+// The one pipeline from text to compiled policies: parser → checker → compiled policies, with
+// every diagnostic. `analyze` runs it; `compile` is `analyze`, then a throw when there is an
+// error. Declarations and lines are checked as the parser reads them, so no tree of the whole
+// text is kept unless a tool asks for it.
+
+/// What analyzing policy text finds: every diagnostic, warnings included, and the policies
+/// that compiled.
+///
+/// `analyze` never throws: a text with errors still gives its diagnostics, and in a file the
+/// policies without an error of their own still compile. Use it to show warnings, which
+/// `compile` only returns beside a successful result.
+///
+///     let analysis = analyze(policy: "retry 3 delay 0s")
+///     for warning in analysis.warnings { print(warning) }
+///     // 1:9: warning: 'delay 0s' waits no time; write 'immediately'
+public struct PolicyAnalysis: Sendable {
+  /// Every diagnostic, errors, warnings and notes, in the order of the text.
+  public var diagnostics: [Diagnostic]
+  /// The policies without errors, in the order of the text.
+  public var policies: [CompiledPolicy]
+  /// The syntax tree, for the tools; empty unless asked for.
+  package var syntax: SourceFileSyntax
+
+  /// Whether any diagnostic is an error.
+  public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+  /// The diagnostics of severity warning.
+  public var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+
+  package init(diagnostics: [Diagnostic], policies: [CompiledPolicy], syntax: SourceFileSyntax) {
+    self.diagnostics = diagnostics
+    self.policies = policies
+    self.syntax = syntax
+  }
+}
+
+/// Parses, checks and compiles a policy file's text, reporting every diagnostic.
+///
+/// A policy with an error of its own (a syntax or semantic error in it, or a name an earlier
+/// policy has) is left out of `policies`; the others compile.
+///
+///     let analysis = analyze(policyFile: text)
+///     if !analysis.hasErrors { use(analysis.policies) }
+public func analyze(policyFile source: String, vocabulary: Vocabulary = .open) -> PolicyAnalysis {
+  analyze(policyFile: source, vocabulary: vocabulary, keepingSyntax: false)
+}
+
+/// Parses, checks and compiles the text of one policy, reporting every diagnostic.
+///
+/// `policies` holds the compiled policy when the text has no error, and is empty otherwise.
+///
+///     let analysis = analyze(policy: "retry 3 backoff 1s x1")
+///     analysis.warnings.first?.message  // "a backoff factor of 1 keeps every delay at '1s'; …"
+public func analyze(policy source: String, vocabulary: Vocabulary = .open) -> PolicyAnalysis {
+  analyze(policy: source, vocabulary: vocabulary, keepingSyntax: false)
+}
+
+/// ``analyze(policyFile:vocabulary:)``, keeping the syntax tree and its comments for the tools
+/// when `keepingSyntax` is true.
+package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
+  -> PolicyAnalysis
+{
+  var names = PolicyNameChecker()
+  var checkerDiagnostics: [Diagnostic] = []
+  var policies: [CompiledPolicy] = []
+  var declarations: [PolicyDeclarationSyntax] = []
+  // Each declaration is checked and compiled as soon as it is read; its tree is dropped
+  // unless kept, so memory stays bounded by the largest declaration.
+  let (range, comments, syntaxDiagnostics) = Parser.parseFile(
+    source, keepsComments: keepingSyntax
+  ) { declaration in
+    let isDuplicate = names.isDuplicate(declaration.name)
+    var checker = PolicyChecker(vocabulary: vocabulary)
+    let policy = checker.compile(
+      declaration.body, name: declaration.name.text, emptyRange: declaration.name.range,
+      hasSyntaxErrors: declaration.hasSyntaxErrors)
+    checkerDiagnostics += checker.diagnostics
+    if let policy, !isDuplicate { policies.append(policy) }
+    if keepingSyntax { declarations.append(declaration) }
+  }
+  var diagnostics = syntaxDiagnostics
+  if !names.diagnostics.isEmpty || !checkerDiagnostics.isEmpty {
+    diagnostics = Diagnostic.sortedByPosition(
+      syntaxDiagnostics + names.diagnostics + checkerDiagnostics)
+  }
+  return PolicyAnalysis(
+    diagnostics: diagnostics, policies: policies,
+    syntax: SourceFileSyntax(policies: declarations, comments: comments, range: range))
+}
+
+/// ``analyze(policy:vocabulary:)``, keeping the syntax tree (one unnamed declaration) and its
+/// comments for the tools when `keepingSyntax` is true.
+package func analyze(policy source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
+  -> PolicyAnalysis
+{
+  var lines: [LineSyntax] = []
+  let (policy, diagnostics, range, comments) = checkPolicy(
+    source, vocabulary: vocabulary, keepingComments: keepingSyntax
+  ) { line in
+    if keepingSyntax { lines.append(line) }
+  }
+  let body = PolicyBodySyntax(lines: lines, range: range)
+  let name = NameSyntax(text: "", range: range)
+  let declaration = PolicyDeclarationSyntax(name: name, form: .block, body: body, range: range)
+  return PolicyAnalysis(
+    diagnostics: diagnostics, policies: policy.map { [$0] } ?? [],
+    syntax: SourceFileSyntax(policies: [declaration], comments: comments, range: range))
+}
+
+/// The pipeline for the text of one policy: each line is checked as soon as it is read, then
+/// handed to `keep`; returns the compiled policy (nil on any error), every diagnostic in the
+/// order of the text, the body's range and the comments (none unless `keepingComments`).
+func checkPolicy(
+  _ source: String, vocabulary: Vocabulary, keepingComments: Bool = false,
+  keep: (LineSyntax) -> Void = { _ in }
+) -> (CompiledPolicy?, [Diagnostic], SourceRange, [CommentSyntax]) {
+  var checker = PolicyChecker(vocabulary: vocabulary)
+  let (range, comments, syntaxDiagnostics) = Parser.parsePolicy(
+    source, keepsComments: keepingComments
+  ) { line in
+    checker.check(line)
+    keep(line)
+  }
+  let policy = checker.finish(
+    name: nil, emptyRange: range, hasSyntaxErrors: !syntaxDiagnostics.isEmpty)
+  var diagnostics = syntaxDiagnostics
+  if !checker.diagnostics.isEmpty {
+    diagnostics = Diagnostic.sortedByPosition(syntaxDiagnostics + checker.diagnostics)
+  }
+  return (policy, diagnostics, range, comments)
+}
