@@ -53,104 +53,121 @@ extension PolicyChecker {
     }
   }
 
-  mutating func checkRule(
-    head: RetryHeadSyntax, clauses: [ClauseSyntax], isComplete: Bool
-  ) {
-    ruleCount += 1
+  /// What the checker knows of the rule being read: its count, and its first clause of each kind.
+  ///
+  /// Clauses are checked one at a time, as the parser reads them.
+  struct RuleState {
+    var head: RetryHeadSyntax
     var maxCount: Int?
-    switch head.count {
-    case .times(let count?):
-      if count > PolicyLimits.largestCount {
-        report(.countTooLarge(count), at: head.countRange)
-      } else {
-        maxCount = Swift.max(0, count)
-      }
-    case .times(nil):
-      isIncomplete = true
-    case .forever:
-      foreverCounts.append(head.countRange)
-    }
-
-    // Clauses are referred to by their index in `clauses`, not copied: a clause is a large
-    // value, and this runs for every rule of every policy.
-    var onIndex: Int?
-    var exceptIndex: Int?
-    var delayIndex: Int?
-    var jitterIndex: Int?
-    var maxIndex: Int?
-    var afterIndex: Int?
-    var honoringIndex: Int?
     var shape: DelayShape?
     var jitter: Jitter?
     var cap: Duration?
     var onNames: [NameSyntax]?
     var exceptNames: [NameSyntax]?
     var hook: String?
+    /// The first delay clause's keyword and its range.
+    var delayClause: (keyword: String, range: SourceRange)?
+    var onRange: SourceRange?
+    var exceptRange: SourceRange?
+    var jitterRange: SourceRange?
+    /// The first `max`'s keyword range and its duration as written.
+    var maxClause: (range: SourceRange, text: String)?
+    var afterRange: SourceRange?
+    var honoringRange: SourceRange?
     var retriesImmediately = true
+  }
 
-    for index in clauses.indices {
-      switch clauses[index].kind {
-      case .within, .timeout, .budget:
-        checkPolicyWide(clauses[index])
-      case .on(let names):
-        checkErrorClasses(names)
-        if isFirst(clauses, index, after: onIndex) {
-          onIndex = index
-          onNames = names
-        }
-      case .except(let names):
-        checkErrorClasses(names)
-        if isFirst(clauses, index, after: exceptIndex) {
-          exceptIndex = index
-          exceptNames = names
-        }
-      case .immediately, .delay, .backoff, .delays:
-        let checked = checkDelayClause(clauses[index])
-        if let first = delayIndex {
-          let keyword = clauses[index].keyword
-          let firstKeyword = clauses[first].keyword
-          if firstKeyword == keyword {
-            _ = isFirst(clauses, index, after: first)
-          } else {
-            report(
-              .conflictingDelay(keyword, with: firstKeyword), at: clauses[index].keywordRange,
-              notes: [Diagnostic(.firstGivenHere(firstKeyword), at: clauses[first].keywordRange)]
-            )
-          }
-        } else {
-          delayIndex = index
-          shape = checked
-          if case .immediately = clauses[index].kind {} else { retriesImmediately = false }
-        }
-      case .jitter(let syntax):
-        let checked = checkJitter(syntax)
-        if isFirst(clauses, index, after: jitterIndex) {
-          jitterIndex = index
-          jitter = checked
-        }
-      case .max(let literal):
-        let checked = checkDuration(literal, of: "max", mustBePositive: true)
-        if isFirst(clauses, index, after: maxIndex) {
-          maxIndex = index
-          cap = checked
-        }
-      case .after(let name):
-        checkHook(name)
-        if isFirst(clauses, index, after: afterIndex) {
-          afterIndex = index
-          hook = name.text
-        }
-      case .honoringRetryAfter:
-        if isFirst(clauses, index, after: honoringIndex) { honoringIndex = index }
+  /// Starts checking the rule that `head` begins.
+  mutating func beginRule(_ head: RetryHeadSyntax) {
+    ruleCount += 1
+    var state = RuleState(head: head)
+    switch head.count {
+    case .times(let count?):
+      if count > PolicyLimits.largestCount {
+        report(.countTooLarge(count), at: head.countRange)
+      } else {
+        state.maxCount = Swift.max(0, count)
       }
+    case .times(nil):
+      isIncomplete = true
+    case .forever:
+      foreverCounts.append(head.countRange)
     }
+    rule = state
+  }
 
+  /// Checks the next clause of the rule being read.
+  mutating func checkRuleClause(_ clause: ClauseSyntax) {
+    guard var state = rule else { return }
+    rule = nil  // keeps `state` uniquely referenced while it changes
+    defer { rule = state }
+    switch clause.kind {
+    case .within, .timeout, .budget:
+      checkPolicyWide(clause)
+    case .on(let names):
+      checkErrorClasses(names)
+      if isFirst(clause, after: state.onRange) {
+        state.onRange = clause.keywordRange
+        state.onNames = names
+      }
+    case .except(let names):
+      checkErrorClasses(names)
+      if isFirst(clause, after: state.exceptRange) {
+        state.exceptRange = clause.keywordRange
+        state.exceptNames = names
+      }
+    case .immediately, .delay, .backoff, .delays:
+      let checked = checkDelayClause(clause)
+      let keyword = clause.keyword
+      if let first = state.delayClause {
+        if first.keyword == keyword {
+          _ = isFirst(clause, after: first.range)
+        } else {
+          report(
+            .conflictingDelay(keyword, with: first.keyword), at: clause.keywordRange,
+            notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.range)])
+        }
+      } else {
+        state.delayClause = (keyword, clause.keywordRange)
+        state.shape = checked
+        if case .immediately = clause.kind {} else { state.retriesImmediately = false }
+      }
+    case .jitter(let syntax):
+      let checked = checkJitter(syntax)
+      if isFirst(clause, after: state.jitterRange) {
+        state.jitterRange = clause.keywordRange
+        state.jitter = checked
+      }
+    case .max(let literal):
+      let checked = checkDuration(literal, of: "max", mustBePositive: true)
+      if isFirst(clause, after: state.maxClause?.range) {
+        state.maxClause = (clause.keywordRange, literal.text)
+        state.cap = checked
+      }
+    case .after(let name):
+      checkHook(name)
+      if isFirst(clause, after: state.afterRange) {
+        state.afterRange = clause.keywordRange
+        state.hook = name.text
+      }
+    case .honoringRetryAfter:
+      if isFirst(clause, after: state.honoringRange) { state.honoringRange = clause.keywordRange }
+    }
+  }
+
+  /// Finishes the rule being read: the checks of the rule as a whole, then its compiled form.
+  ///
+  /// `isComplete` says whether its line parsed without an error (otherwise a clause may be
+  /// missing, and checks that rest on a clause's absence would mislead).
+  mutating func finishRule(isComplete: Bool) {
+    guard let state = rule else { return }
+    rule = nil
     var errorClasses: [String] = []
     var excludedClasses: [String] = []
-    if let onNames { errorClasses = Self.texts(of: onNames) }
-    if let exceptNames {
+    if let onNames = state.onNames { errorClasses = Self.texts(of: onNames) }
+    if let exceptNames = state.exceptNames {
       excludedClasses = Self.texts(of: exceptNames)
-      if let included = onNames {
+      if let included = state.onNames {
         for name in exceptNames {
           guard let first = included.first(where: { $0.text == name.text }) else { continue }
           report(
@@ -162,37 +179,36 @@ extension PolicyChecker {
 
     // On a line with a syntax error the delay clause may be the broken one: saying that the
     // rule has no delay would only mislead.
-    if let jitterIndex, retriesImmediately, isComplete {
-      report(.jitterWithoutDelay, at: clauses[jitterIndex].keywordRange)
+    if let jitterRange = state.jitterRange, state.retriesImmediately, isComplete {
+      report(.jitterWithoutDelay, at: jitterRange)
     }
-    if let maxIndex {
-      if (retriesImmediately && isComplete) || shape?.isAlwaysZero == true {
-        report(.capWithoutDelay, at: clauses[maxIndex].keywordRange)
-      } else if let cap, let first = shape?.firstDelay, cap < first,
-        case .max(let literal) = clauses[maxIndex].kind
-      {
+    if let maxClause = state.maxClause {
+      if (state.retriesImmediately && isComplete) || state.shape?.isAlwaysZero == true {
+        report(.capWithoutDelay, at: maxClause.range)
+      } else if let cap = state.cap, let first = state.shape?.firstDelay, cap < first {
         report(
-          .capBelowFirstDelay(cap: literal.text, firstDelay: first.policyText),
-          at: clauses[maxIndex].keywordRange)
+          .capBelowFirstDelay(cap: maxClause.text, firstDelay: first.policyText),
+          at: maxClause.range)
       }
     }
 
+    let head = state.head
     if let catchAllLine {
       report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
-    } else if exceptIndex == nil, onIndex == nil || errorClasses.contains("any") {
+    } else if state.exceptRange == nil, state.onRange == nil || errorClasses.contains("any") {
       catchAllLine = head.range.start.line
     }
 
     // A missing value here was reported above (or by the parser): nothing to compile.
-    guard maxCount != nil || head.count == .forever else { return }
-    if delayIndex != nil && shape == nil { return }
-    if jitterIndex != nil && jitter == nil { return }
-    if maxIndex != nil && cap == nil { return }
+    guard state.maxCount != nil || head.count == .forever else { return }
+    if state.delayClause != nil && state.shape == nil { return }
+    if state.jitterRange != nil && state.jitter == nil { return }
+    if state.maxClause != nil && state.cap == nil { return }
     rules.append(
       RetryRule(
-        behavior: (shape ?? .immediate).behavior(maxCount: maxCount),
-        errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: jitter,
-        maxDelay: cap, hook: hook, honorsRetryAfter: honoringIndex != nil))
+        behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
+        errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
+        maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil))
   }
 
   /// Checks `immediately`, `delay`, `backoff` or `delays`; nil when an argument is wrong.

@@ -39,6 +39,8 @@ struct PolicyChecker {
   /// The number of rules (`retry` lines) checked.
   var ruleCount = 0
   var rules: [RetryRule] = []
+  /// The rule being read, between `beginLine` and `endLine`; nil on a line without `retry`.
+  var rule: RuleState?
 
   init(vocabulary: Vocabulary) {
     self.vocabulary = vocabulary
@@ -60,18 +62,9 @@ struct PolicyChecker {
 
   /// Checks one line of a policy body, in the order of the body.
   mutating func check(_ line: LineSyntax) {
-    if let head = line.head {
-      checkRule(head: head, clauses: line.clauses, isComplete: !line.hasSyntaxErrors)
-    } else {
-      for clause in line.clauses {
-        if clause.isPolicyWide {
-          checkPolicyWide(clause)
-        } else {
-          // Rule clauses without `retry`: the parser reports `expected-retry`.
-          isIncomplete = true
-        }
-      }
-    }
+    beginLine(head: line.head)
+    for clause in line.clauses { consume(clause) }
+    endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors)
   }
 
   /// Finishes the checks of a body whose lines were given to `check(_:)`, and returns its
@@ -85,6 +78,30 @@ struct PolicyChecker {
     return CompiledPolicy(
       name: name, rules: rules, deadline: deadline, attemptTimeout: attemptTimeout,
       budgetRatio: budgetRatio)
+  }
+
+  // MARK: Lines as the parser reads them
+
+  /// Starts a line: a rule when it has a head, else a line of policy-wide clauses.
+  mutating func beginLine(head: RetryHeadSyntax?) {
+    if let head { beginRule(head) }
+  }
+
+  /// Checks the next clause of the current line.
+  mutating func consume(_ clause: ClauseSyntax) {
+    if rule != nil {
+      checkRuleClause(clause)
+    } else if clause.isPolicyWide {
+      checkPolicyWide(clause)
+    } else {
+      // Rule clauses without `retry`: the parser reports `expected-retry`.
+      isIncomplete = true
+    }
+  }
+
+  /// Ends the current line; `hasSyntaxErrors` says whether the parser reported an error on it.
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
+    finishRule(isComplete: !hasSyntaxErrors)
   }
 
   // MARK: Reporting
@@ -105,15 +122,6 @@ struct PolicyChecker {
       .duplicateClause(keyword, isPolicyWide: clause.isPolicyWide), at: clause.keywordRange,
       notes: [Diagnostic(.firstGivenHere(keyword), at: first)])
     return false
-  }
-
-  /// Whether `clauses[index]` is the first of its kind, `clauses[first]` being the first
-  /// seen, if any: otherwise reports `duplicate-clause` with a note at the first.
-  mutating func isFirst(_ clauses: [ClauseSyntax], _ index: Int, after first: Int?)
-    -> Bool
-  {
-    guard let first else { return true }
-    return isFirst(clauses[index], after: clauses[first].keywordRange)
   }
 
   // MARK: Policy-wide clauses
