@@ -93,12 +93,8 @@ package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingS
 package func analyze(policy source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
   -> PolicyAnalysis
 {
-  var lines: [LineSyntax] = []
-  let (policy, diagnostics, range, comments) = checkPolicy(
-    source, vocabulary: vocabulary, keepingComments: keepingSyntax
-  ) { line in
-    if keepingSyntax { lines.append(line) }
-  }
+  let (policy, diagnostics, range, lines, comments) = checkPolicy(
+    source, vocabulary: vocabulary, keepingSyntax: keepingSyntax)
   let body = PolicyBodySyntax(lines: lines, range: range)
   let name = NameSyntax(text: "", range: range)
   let declaration = PolicyDeclarationSyntax(name: name, form: .block, body: body, range: range)
@@ -107,19 +103,26 @@ package func analyze(policy source: String, vocabulary: Vocabulary, keepingSynta
     syntax: SourceFileSyntax(policies: [declaration], comments: comments, range: range))
 }
 
-/// The pipeline for the text of one policy: each line is checked as soon as it is read, then
-/// handed to `keep`; returns the compiled policy (nil on any error), every diagnostic in the
-/// order of the text, the body's range and the comments (none unless `keepingComments`).
-func checkPolicy(
-  _ source: String, vocabulary: Vocabulary, keepingComments: Bool = false,
-  keep: (LineSyntax) -> Void = { _ in }
-) -> (CompiledPolicy?, [Diagnostic], SourceRange, [CommentSyntax]) {
+/// The pipeline for the text of one policy: the checker takes each line as the parser reads
+/// it; returns the compiled policy (nil on any error), every diagnostic in the order of the
+/// text, the body's range, and the tree's lines and comments when `keepingSyntax`.
+func checkPolicy(_ source: String, vocabulary: Vocabulary, keepingSyntax: Bool = false)
+  -> (CompiledPolicy?, [Diagnostic], SourceRange, [LineSyntax], [CommentSyntax])
+{
   var checker = PolicyChecker(vocabulary: vocabulary)
-  let (range, comments, syntaxDiagnostics) = Parser.parsePolicy(
-    source, keepsComments: keepingComments
-  ) { line in
-    checker.check(line)
-    keep(line)
+  var lines: [LineSyntax] = []
+  let range: SourceRange
+  let comments: [CommentSyntax]
+  let syntaxDiagnostics: [Diagnostic]
+  if keepingSyntax {
+    // The tree first, then the checker over its lines: the same checks in the same order.
+    var collector = LineCollector()
+    (range, comments, syntaxDiagnostics) = Parser.parsePolicy(
+      source, keepsComments: true, into: &collector)
+    lines = collector.takeLines()
+    for line in lines { checker.check(line) }
+  } else {
+    (range, comments, syntaxDiagnostics) = Parser.parsePolicy(source, into: &checker)
   }
   let policy = checker.finish(
     name: nil, emptyRange: range, hasSyntaxErrors: !syntaxDiagnostics.isEmpty)
@@ -127,5 +130,5 @@ func checkPolicy(
   if !checker.diagnostics.isEmpty {
     diagnostics = Diagnostic.sortedByPosition(syntaxDiagnostics + checker.diagnostics)
   }
-  return (policy, diagnostics, range, comments)
+  return (policy, diagnostics, range, lines, comments)
 }

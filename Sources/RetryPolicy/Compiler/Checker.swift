@@ -177,3 +177,6 @@ struct PolicyChecker {
     }
   }
 }
+
+/// The checker takes lines straight from the parser, so that no tree is built for them.
+extension PolicyChecker: LineConsumer {}

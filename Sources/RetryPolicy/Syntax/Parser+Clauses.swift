@@ -4,19 +4,13 @@
 extension PolicyParser {
   // MARK: Lines
 
-  /// Parses one line, up to (not including) its end, and adds it to `lines` unless nothing
-  /// could be recorded.
-  mutating func parseLine(isPolicyText: Bool, into lines: inout [LineSyntax]) {
-    if let line = parseLine(isPolicyText: isPolicyText) { lines.append(line) }
-  }
-
-  /// Parses one line, up to (not including) its end; nil when nothing could be recorded.
-  mutating func parseLine(isPolicyText: Bool) -> LineSyntax? {
+  /// Parses one line, up to (not including) its end, handing it to the consumer; returns its
+  /// range, or nil when nothing could be recorded.
+  mutating func parseLine(isPolicyText: Bool) -> SourceRange? {
     let start = token.range.start
     let diagnosticsBefore = diagnosticCount
     var head: RetryHeadSyntax?
-    var clauses: [ClauseSyntax] = []
-    clauses.reserveCapacity(8)
+    var clauseCount = 0
     // Once the line's start is diagnosed, a missing `retry` is not reported again.
     var isStartDiagnosed = false
     if token.keyword == .retry {
@@ -26,6 +20,7 @@ extension PolicyParser {
       isStartDiagnosed = true
       skipToClause()
     }
+    consumer.beginLine(head: head)
     while !isAtLineEnd {
       guard token.kind == .word, let keyword = token.keyword, keyword.startsClause else {
         reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)
@@ -36,14 +31,16 @@ extension PolicyParser {
         report(.expectedRetry(before: keyword.rawValue), at: token.range)
         isStartDiagnosed = true
       }
-      if !parseClause(keyword, into: &clauses) {
+      if parseClause(keyword) {
+        clauseCount += 1
+      } else {
         skipToClause()
       }
     }
-    if head == nil && clauses.isEmpty { return nil }
-    return LineSyntax(
-      head: head, clauses: clauses, range: SourceRange(start: start, end: previousEnd),
-      hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
+    let range = SourceRange(start: start, end: previousEnd)
+    consumer.endLine(range: range, hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
+    if head == nil && clauseCount == 0 { return nil }
+    return range
   }
 
   /// Reports the current token where a clause (or a line) was expected.
@@ -116,30 +113,30 @@ extension PolicyParser {
 
   // MARK: Clauses
 
-  /// Parses the clause that starts with `keyword`, at its keyword, and adds it to `clauses`;
-  /// false after an error.
-  mutating func parseClause(_ keyword: Keyword, into clauses: inout [ClauseSyntax]) -> Bool {
+  /// Parses the clause that starts with `keyword`, at its keyword, and hands it to the
+  /// consumer; false after an error.
+  mutating func parseClause(_ keyword: Keyword) -> Bool {
     let keywordRange = token.range
     let word = keyword.rawValue
     advance()
     switch keyword {
     case .on, .except:
       guard let names = parseNames(after: word) else { return false }
-      return add(keyword == .on ? .on(names) : .except(names), keywordRange, to: &clauses)
+      return add(keyword == .on ? .on(names) : .except(names), keywordRange)
     case .immediately:
-      return add(.immediately, keywordRange, to: &clauses)
+      return add(.immediately, keywordRange)
     case .delay:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.delay(duration), keywordRange, to: &clauses)
+      return add(.delay(duration), keywordRange)
     case .max:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.max(duration), keywordRange, to: &clauses)
+      return add(.max(duration), keywordRange)
     case .within:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.within(duration), keywordRange, to: &clauses)
+      return add(.within(duration), keywordRange)
     case .timeout:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.timeout(duration), keywordRange, to: &clauses)
+      return add(.timeout(duration), keywordRange)
     case .backoff:
       guard let duration = parseDuration(after: word) else { return false }
       var growth: BackoffGrowthSyntax?
@@ -159,7 +156,7 @@ extension PolicyParser {
         guard let increment = parseDuration(after: "+") else { return false }
         growth = .increment(increment)
       }
-      return add(.backoff(duration, growth), keywordRange, to: &clauses)
+      return add(.backoff(duration, growth), keywordRange)
     case .delays:
       guard let first = parseDuration(after: word) else { return false }
       var durations = [first]
@@ -168,37 +165,34 @@ extension PolicyParser {
         guard let next = parseDuration(after: ",") else { return false }
         durations.append(next)
       }
-      return add(.delays(durations), keywordRange, to: &clauses)
+      return add(.delays(durations), keywordRange)
     case .jitter:
       guard let jitter = parseJitter() else { return false }
-      return add(.jitter(jitter), keywordRange, to: &clauses)
+      return add(.jitter(jitter), keywordRange)
     case .after:
       guard
         let name = parseName(
           "a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
       else { return false }
-      return add(.after(name), keywordRange, to: &clauses)
+      return add(.after(name), keywordRange)
     case .honoring:
       guard token.keyword == .retryAfter else {
         if token.kind != .error { report(.expectedRetryAfter(), at: token.range) }
         return false
       }
       advance()
-      return add(.honoringRetryAfter, keywordRange, to: &clauses)
+      return add(.honoringRetryAfter, keywordRange)
     case .budget:
       guard let percent = parsePercent(after: word) else { return false }
-      return add(.budget(percent), keywordRange, to: &clauses)
+      return add(.budget(percent), keywordRange)
     case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
       return false
     }
   }
 
-  /// Adds a clause that ends with the last token read.
-  func add(
-    _ kind: __owned ClauseSyntax.Kind, _ keywordRange: SourceRange,
-    to clauses: inout [ClauseSyntax]
-  ) -> Bool {
-    clauses.append(
+  /// Hands on a clause that ends with the last token read.
+  mutating func add(_ kind: __owned ClauseSyntax.Kind, _ keywordRange: SourceRange) -> Bool {
+    consumer.consume(
       ClauseSyntax(
         kind: kind, keywordRange: keywordRange,
         range: SourceRange(start: keywordRange.start, end: previousEnd)))

@@ -1,15 +1,8 @@
 // The parser's files, declarations, blocks and policy text. See `Parser.swift` for the
 // parser's state and its entry points.
 
-extension PolicyParser {
+extension PolicyParser where Consumer == LineCollector {
   // MARK: Files
-
-  /// Parses a whole file.
-  mutating func parseFile() -> SourceFileSyntax {
-    var policies: [PolicyDeclarationSyntax] = []
-    let range = parseFile { policies.append($0) }
-    return SourceFileSyntax(policies: policies, comments: lexer.comments, range: range)
-  }
 
   /// Parses a whole file, handing each declaration to `visit`; returns the file's range.
   mutating func parseFile(visit: (PolicyDeclarationSyntax) -> Void) -> SourceRange {
@@ -69,7 +62,8 @@ extension PolicyParser {
       if isAtLineEnd {
         report(.expectedPolicyLine(shownName), at: token.range)
       } else {
-        parseLine(isPolicyText: false, into: &lines)
+        _ = parseLine(isPolicyText: false)
+        lines = consumer.takeLines()
       }
     } else if token.kind == .leftBrace {
       form = .block
@@ -98,7 +92,6 @@ extension PolicyParser {
 
   /// Parses the lines of a block, after its `{`, through its `}`.
   mutating func parseBlockLines(name: String, brace: SourceRange) -> [LineSyntax] {
-    var lines: [LineSyntax] = []
     var isFirstLine = true
     while true {
       while token.kind == .newline {
@@ -114,16 +107,16 @@ extension PolicyParser {
           }
           while token.kind != .newline && token.kind != .end { advance() }
         }
-        return lines
+        return consumer.takeLines()
       case .end:
         reportUnterminated(name: name, brace: brace)
-        return lines
+        return consumer.takeLines()
       default:
         if token.keyword == .policy && !isFirstLine {
           reportUnterminated(name: name, brace: brace)
-          return lines
+          return consumer.takeLines()
         }
-        parseLine(isPolicyText: false, into: &lines)
+        _ = parseLine(isPolicyText: false)
         isFirstLine = false
       }
     }
@@ -134,27 +127,22 @@ extension PolicyParser {
     let here = SourceRange(start: token.range.start, end: token.range.start)
     report(.unterminatedBlock(name), at: here, notes: [note])
   }
+}
 
+extension PolicyParser {
   // MARK: Policy text
 
-  mutating func parsePolicyText() -> PolicyBodySyntax {
-    var lines: [LineSyntax] = []
-    let range = parsePolicyText { lines.append($0) }
-    return PolicyBodySyntax(lines: lines, range: range)
-  }
-
-  /// Parses the text of one policy, handing each line to `visit` as soon as it is read;
+  /// Parses the text of one policy, handing each line to the consumer as it is read;
   /// returns the body's range: from the first line to the last, or empty at the end.
-  mutating func parsePolicyText(visit: (LineSyntax) -> Void) -> SourceRange {
+  mutating func parsePolicyText() -> SourceRange {
     var first: SourceLocation?
     var last = SourceLocation.start
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
-      if let line = parseLine(isPolicyText: true) {
-        if first == nil { first = line.range.start }
-        last = line.range.end
-        visit(line)
+      if let range = parseLine(isPolicyText: true) {
+        if first == nil { first = range.start }
+        last = range.end
       }
     }
     if first == nil && diagnosticCount == 0 {

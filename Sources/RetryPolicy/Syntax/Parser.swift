@@ -7,22 +7,20 @@
 package enum Parser {
   /// Parses a policy file: `policy NAME = …` and `policy NAME { … }` declarations.
   package static func parseFile(_ source: String) -> (SourceFileSyntax, [Diagnostic]) {
-    withUTF8(source) { bytes in
-      var parser = PolicyParser(bytes: bytes)
-      let file = parser.parseFile()
-      return (file, parser.finishedDiagnostics())
+    var policies: [PolicyDeclarationSyntax] = []
+    let (range, comments, diagnostics) = parseFile(source, keepsComments: true) {
+      policies.append($0)
     }
+    return (SourceFileSyntax(policies: policies, comments: comments, range: range), diagnostics)
   }
 
   /// Parses the text of one policy: lines of rules and policy-wide clauses, no `policy` keyword.
   package static func parsePolicy(_ source: String) -> (
     PolicyBodySyntax, [CommentSyntax], [Diagnostic]
   ) {
-    withUTF8(source) { bytes in
-      var parser = PolicyParser(bytes: bytes)
-      let body = parser.parsePolicyText()
-      return (body, parser.lexer.comments, parser.finishedDiagnostics())
-    }
+    var lines = LineCollector()
+    let (range, comments, diagnostics) = parsePolicy(source, keepsComments: true, into: &lines)
+    return (PolicyBodySyntax(lines: lines.takeLines(), range: range), comments, diagnostics)
   }
 
   /// Parses a policy file and hands each declaration to `visit` as soon as it is read, in
@@ -34,21 +32,23 @@ package enum Parser {
     _ source: String, keepsComments: Bool = false, visit: (PolicyDeclarationSyntax) -> Void
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
     withUTF8(source) { bytes in
-      var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments)
+      var parser = PolicyParser(
+        bytes: bytes, keepsComments: keepsComments, consumer: LineCollector())
       let range = parser.parseFile(visit: visit)
       return (range, parser.lexer.comments, parser.finishedDiagnostics())
     }
   }
 
-  /// Parses the text of one policy and hands each line to `visit` as soon as it is read,
-  /// without keeping the tree; returns the body's range, the comments (none unless
-  /// `keepsComments`) and the diagnostics, as `parsePolicy(_:)` does.
-  package static func parsePolicy(
-    _ source: String, keepsComments: Bool = false, visit: (LineSyntax) -> Void
+  /// Parses the text of one policy and hands its lines to `consumer`, clause by clause, as
+  /// they are read, without building a tree; returns the body's range, the comments (none
+  /// unless `keepsComments`) and the diagnostics, as `parsePolicy(_:)` does.
+  static func parsePolicy<Consumer: LineConsumer>(
+    _ source: String, keepsComments: Bool = false, into consumer: inout Consumer
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
     withUTF8(source) { bytes in
-      var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments)
-      let range = parser.parsePolicyText(visit: visit)
+      var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
+      let range = parser.parsePolicyText()
+      consumer = parser.consumer
       return (range, parser.lexer.comments, parser.finishedDiagnostics())
     }
   }
@@ -65,13 +65,57 @@ package enum Parser {
   }
 }
 
+/// What the parser hands each line of a policy to, piece by piece, as it reads it: the tree
+/// builder (``LineCollector``), or the checker itself when no tree is wanted.
+protocol LineConsumer {
+  /// A line starts; `head` is its `retry N`, nil on a line of policy-wide clauses.
+  mutating func beginLine(head: RetryHeadSyntax?)
+  /// The next clause of the line, in the order written.
+  mutating func consume(_ clause: ClauseSyntax)
+  /// The line ends; `hasSyntaxErrors` says whether the parser reported an error on it.
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool)
+}
+
+/// Builds the syntax tree's lines from what the parser hands on.
+struct LineCollector: LineConsumer {
+  private var lines: [LineSyntax] = []
+  private var head: RetryHeadSyntax?
+  private var clauses: [ClauseSyntax] = []
+
+  mutating func beginLine(head: RetryHeadSyntax?) {
+    self.head = head
+    clauses = []
+  }
+
+  mutating func consume(_ clause: ClauseSyntax) {
+    clauses.append(clause)
+  }
+
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
+    // A line where nothing could be recorded is not kept.
+    if head == nil && clauses.isEmpty { return }
+    lines.append(
+      LineSyntax(head: head, clauses: clauses, range: range, hasSyntaxErrors: hasSyntaxErrors))
+    head = nil
+    clauses = []
+  }
+
+  /// The lines completed so far, which the collector forgets.
+  mutating func takeLines() -> [LineSyntax] {
+    defer { lines = [] }
+    return lines
+  }
+}
+
 /// The state of one parse: the lexer, the current token, and where the last token ended.
 ///
 /// Every loop of the parser consumes at least one token per iteration or exits, so parsing
 /// ends, in time linear in the text.
-struct PolicyParser {
+struct PolicyParser<Consumer: LineConsumer> {
   /// The lexer, which holds the comments and its own diagnostics.
   var lexer: Lexer
+  /// What each line is handed to as it is read.
+  var consumer: Consumer
   /// The parser's diagnostics, in the order found (the lexer keeps its own).
   private(set) var diagnostics: [Diagnostic] = []
   /// The token the parser looks at.
@@ -81,7 +125,8 @@ struct PolicyParser {
   /// Whether `}` ends the current line (inside a block).
   var isInBlock = false
 
-  init(bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool = true) {
+  init(bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool, consumer: Consumer) {
+    self.consumer = consumer
     lexer = Lexer(bytes: bytes)
     lexer.keepsComments = keepsComments
     token = lexer.next()
