@@ -57,7 +57,7 @@ extension PolicyChecker {
   ///
   /// Clauses are checked one at a time, as the parser reads them.
   struct RuleState {
-    var head: RetryHeadSyntax
+    var head: RetryHeadSyntax?
     var maxCount: Int?
     var shape: DelayShape?
     var jitter: Jitter?
@@ -80,46 +80,44 @@ extension PolicyChecker {
   /// Starts checking the rule that `head` begins.
   mutating func beginRule(_ head: RetryHeadSyntax) {
     ruleCount += 1
-    var state = RuleState(head: head)
+    rule = RuleState(head: head)
+    isReadingRule = true
     switch head.count {
     case .times(let count?):
       if count > PolicyLimits.largestCount {
         report(.countTooLarge(count), at: head.countRange)
       } else {
-        state.maxCount = Swift.max(0, count)
+        rule.maxCount = Swift.max(0, count)
       }
     case .times(nil):
       isIncomplete = true
     case .forever:
       foreverCounts.append(head.countRange)
     }
-    rule = state
   }
 
   /// Checks the next clause of the rule being read.
   mutating func checkRuleClause(_ clause: ClauseSyntax) {
-    guard var state = rule else { return }
-    rule = nil  // keeps `state` uniquely referenced while it changes
-    defer { rule = state }
+    // The rule's state is changed in place: it is large, and this runs for every clause.
     switch clause.kind {
     case .within, .timeout, .budget:
       checkPolicyWide(clause)
     case .on(let names):
       checkErrorClasses(names)
-      if isFirst(clause, after: state.onRange) {
-        state.onRange = clause.keywordRange
-        state.onNames = names
+      if isFirst(clause, after: rule.onRange) {
+        rule.onRange = clause.keywordRange
+        rule.onNames = names
       }
     case .except(let names):
       checkErrorClasses(names)
-      if isFirst(clause, after: state.exceptRange) {
-        state.exceptRange = clause.keywordRange
-        state.exceptNames = names
+      if isFirst(clause, after: rule.exceptRange) {
+        rule.exceptRange = clause.keywordRange
+        rule.exceptNames = names
       }
     case .immediately, .delay, .backoff, .delays:
       let checked = checkDelayClause(clause)
       let keyword = clause.keyword
-      if let first = state.delayClause {
+      if let first = rule.delayClause {
         if first.keyword == keyword {
           _ = isFirst(clause, after: first.range)
         } else {
@@ -128,30 +126,30 @@ extension PolicyChecker {
             notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.range)])
         }
       } else {
-        state.delayClause = (keyword, clause.keywordRange)
-        state.shape = checked
-        if case .immediately = clause.kind {} else { state.retriesImmediately = false }
+        rule.delayClause = (keyword, clause.keywordRange)
+        rule.shape = checked
+        if case .immediately = clause.kind {} else { rule.retriesImmediately = false }
       }
     case .jitter(let syntax):
       let checked = checkJitter(syntax)
-      if isFirst(clause, after: state.jitterRange) {
-        state.jitterRange = clause.keywordRange
-        state.jitter = checked
+      if isFirst(clause, after: rule.jitterRange) {
+        rule.jitterRange = clause.keywordRange
+        rule.jitter = checked
       }
     case .max(let literal):
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
-      if isFirst(clause, after: state.maxClause?.range) {
-        state.maxClause = (clause.keywordRange, literal.text)
-        state.cap = checked
+      if isFirst(clause, after: rule.maxClause?.range) {
+        rule.maxClause = (clause.keywordRange, literal.text)
+        rule.cap = checked
       }
     case .after(let name):
       checkHook(name)
-      if isFirst(clause, after: state.afterRange) {
-        state.afterRange = clause.keywordRange
-        state.hook = name.text
+      if isFirst(clause, after: rule.afterRange) {
+        rule.afterRange = clause.keywordRange
+        rule.hook = name.text
       }
     case .honoringRetryAfter:
-      if isFirst(clause, after: state.honoringRange) { state.honoringRange = clause.keywordRange }
+      if isFirst(clause, after: rule.honoringRange) { rule.honoringRange = clause.keywordRange }
     }
   }
 
@@ -160,8 +158,10 @@ extension PolicyChecker {
   /// `isComplete` says whether its line parsed without an error (otherwise a clause may be
   /// missing, and checks that rest on a clause's absence would mislead).
   mutating func finishRule(isComplete: Bool) {
-    guard let state = rule else { return }
-    rule = nil
+    guard isReadingRule, let head = rule.head else { return }
+    isReadingRule = false
+    let state = rule
+    rule = RuleState()
     var errorClasses: [String] = []
     var excludedClasses: [String] = []
     if let onNames = state.onNames { errorClasses = Self.texts(of: onNames) }
@@ -192,7 +192,6 @@ extension PolicyChecker {
       }
     }
 
-    let head = state.head
     if let catchAllLine {
       report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
     } else if state.exceptRange == nil, state.onRange == nil || errorClasses.contains("any") {

@@ -39,8 +39,10 @@ struct PolicyChecker {
   /// The number of rules (`retry` lines) checked.
   var ruleCount = 0
   var rules: [RetryRule] = []
-  /// The rule being read, between `beginLine` and `endLine`; nil on a line without `retry`.
-  var rule: RuleState?
+  /// The rule being read, between `beginLine` and `endLine`, when `isReadingRule`.
+  var rule = RuleState()
+  /// Whether the current line is a rule (it has `retry N`).
+  var isReadingRule = false
 
   init(vocabulary: Vocabulary) {
     self.vocabulary = vocabulary
@@ -89,7 +91,7 @@ struct PolicyChecker {
 
   /// Checks the next clause of the current line.
   mutating func consume(_ clause: ClauseSyntax) {
-    if rule != nil {
+    if isReadingRule {
       checkRuleClause(clause)
     } else if clause.isPolicyWide {
       checkPolicyWide(clause)
