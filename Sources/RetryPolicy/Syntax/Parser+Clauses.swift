@@ -20,7 +20,7 @@ extension PolicyParser {
       isStartDiagnosed = true
       skipToClause()
     }
-    consumer.beginLine(head: head)
+    consumer.pointee.beginLine(head: head)
     while !isAtLineEnd {
       guard token.kind == .word, let keyword = token.keyword, keyword.startsClause else {
         reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)
@@ -38,7 +38,7 @@ extension PolicyParser {
       }
     }
     let range = SourceRange(start: start, end: previousEnd)
-    consumer.endLine(range: range, hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
+    consumer.pointee.endLine(range: range, hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
     if head == nil && clauseCount == 0 { return nil }
     return range
   }
@@ -192,7 +192,7 @@ extension PolicyParser {
 
   /// Hands on a clause that ends with the last token read.
   mutating func add(_ kind: __owned ClauseSyntax.Kind, _ keywordRange: SourceRange) -> Bool {
-    consumer.consume(
+    consumer.pointee.consume(
       ClauseSyntax(
         kind: kind, keywordRange: keywordRange,
         range: SourceRange(start: keywordRange.start, end: previousEnd)))

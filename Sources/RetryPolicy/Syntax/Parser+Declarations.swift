@@ -63,7 +63,7 @@ extension PolicyParser where Consumer == LineCollector {
         report(.expectedPolicyLine(shownName), at: token.range)
       } else {
         _ = parseLine(isPolicyText: false)
-        lines = consumer.takeLines()
+        lines = consumer.pointee.takeLines()
       }
     } else if token.kind == .leftBrace {
       form = .block
@@ -107,14 +107,14 @@ extension PolicyParser where Consumer == LineCollector {
           }
           while token.kind != .newline && token.kind != .end { advance() }
         }
-        return consumer.takeLines()
+        return consumer.pointee.takeLines()
       case .end:
         reportUnterminated(name: name, brace: brace)
-        return consumer.takeLines()
+        return consumer.pointee.takeLines()
       default:
         if token.keyword == .policy && !isFirstLine {
           reportUnterminated(name: name, brace: brace)
-          return consumer.takeLines()
+          return consumer.pointee.takeLines()
         }
         _ = parseLine(isPolicyText: false)
         isFirstLine = false

@@ -31,11 +31,13 @@ package enum Parser {
   package static func parseFile(
     _ source: String, keepsComments: Bool = false, visit: (PolicyDeclarationSyntax) -> Void
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
-    withUTF8(source) { bytes in
-      var parser = PolicyParser(
-        bytes: bytes, keepsComments: keepsComments, consumer: LineCollector())
-      let range = parser.parseFile(visit: visit)
-      return (range, parser.lexer.comments, parser.finishedDiagnostics())
+    var collector = LineCollector()
+    return withUnsafeMutablePointer(to: &collector) { consumer in
+      withUTF8(source) { bytes in
+        var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
+        let range = parser.parseFile(visit: visit)
+        return (range, parser.lexer.comments, parser.finishedDiagnostics())
+      }
     }
   }
 
@@ -45,11 +47,14 @@ package enum Parser {
   static func parsePolicy<Consumer: LineConsumer>(
     _ source: String, keepsComments: Bool = false, into consumer: inout Consumer
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
-    withUTF8(source) { bytes in
-      var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
-      let range = parser.parsePolicyText()
-      consumer = parser.consumer
-      return (range, parser.lexer.comments, parser.finishedDiagnostics())
+    // The parser reaches the consumer through a pointer valid for the parse: a checker is
+    // large, and copying it in and out of the parser cost more than the parse itself.
+    withUnsafeMutablePointer(to: &consumer) { consumer in
+      withUTF8(source) { bytes in
+        var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
+        let range = parser.parsePolicyText()
+        return (range, parser.lexer.comments, parser.finishedDiagnostics())
+      }
     }
   }
 
@@ -114,8 +119,8 @@ struct LineCollector: LineConsumer {
 struct PolicyParser<Consumer: LineConsumer> {
   /// The lexer, which holds the comments and its own diagnostics.
   var lexer: Lexer
-  /// What each line is handed to as it is read.
-  var consumer: Consumer
+  /// What each line is handed to as it is read; valid for the whole parse.
+  let consumer: UnsafeMutablePointer<Consumer>
   /// The parser's diagnostics, in the order found (the lexer keeps its own).
   private(set) var diagnostics: [Diagnostic] = []
   /// The token the parser looks at.
@@ -125,7 +130,10 @@ struct PolicyParser<Consumer: LineConsumer> {
   /// Whether `}` ends the current line (inside a block).
   var isInBlock = false
 
-  init(bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool, consumer: Consumer) {
+  init(
+    bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool,
+    consumer: UnsafeMutablePointer<Consumer>
+  ) {
     self.consumer = consumer
     lexer = Lexer(bytes: bytes)
     lexer.keepsComments = keepsComments
