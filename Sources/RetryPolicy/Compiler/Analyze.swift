@@ -60,31 +60,31 @@ public func analyze(policy source: String, vocabulary: Vocabulary = .open) -> Po
 package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
   -> PolicyAnalysis
 {
-  var names = PolicyNameChecker()
-  var checkerDiagnostics: [Diagnostic] = []
-  var policies: [CompiledPolicy] = []
+  var checker = FileChecker(vocabulary: vocabulary)
+  let range: SourceRange
+  let comments: [CommentSyntax]
+  let syntaxDiagnostics: [Diagnostic]
   var declarations: [PolicyDeclarationSyntax] = []
-  // Each declaration is checked and compiled as soon as it is read; its tree is dropped
-  // unless kept, so memory stays bounded by the largest declaration.
-  let (range, comments, syntaxDiagnostics) = Parser.parseFile(
-    source, keepsComments: keepingSyntax
-  ) { declaration in
-    let isDuplicate = names.isDuplicate(declaration.name)
-    var checker = PolicyChecker(vocabulary: vocabulary)
-    let policy = checker.compile(
-      declaration.body, name: declaration.name.text, emptyRange: declaration.name.range,
-      hasSyntaxErrors: declaration.hasSyntaxErrors)
-    checkerDiagnostics += checker.diagnostics
-    if let policy, !isDuplicate { policies.append(policy) }
-    if keepingSyntax { declarations.append(declaration) }
+  if keepingSyntax {
+    // The tree first, then the checker over its declarations: the same checks in the same
+    // order.
+    var collector = LineCollector()
+    (range, comments, syntaxDiagnostics) = Parser.parseFile(
+      source, keepsComments: true, into: &collector)
+    declarations = collector.takeDeclarations()
+    for declaration in declarations { checker.check(declaration) }
+  } else {
+    // Each declaration is checked and compiled as the parser reads it, and no tree is built:
+    // memory stays bounded by the largest declaration.
+    (range, comments, syntaxDiagnostics) = Parser.parseFile(source, into: &checker)
   }
+  let checkerDiagnostics = checker.diagnostics
   var diagnostics = syntaxDiagnostics
-  if !names.diagnostics.isEmpty || !checkerDiagnostics.isEmpty {
-    diagnostics = Diagnostic.sortedByPosition(
-      syntaxDiagnostics + names.diagnostics + checkerDiagnostics)
+  if !checkerDiagnostics.isEmpty {
+    diagnostics = Diagnostic.sortedByPosition(syntaxDiagnostics + checkerDiagnostics)
   }
   return PolicyAnalysis(
-    diagnostics: diagnostics, policies: policies,
+    diagnostics: diagnostics, policies: checker.policies,
     syntax: SourceFileSyntax(policies: declarations, comments: comments, range: range))
 }
 

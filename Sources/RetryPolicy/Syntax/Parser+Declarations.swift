@@ -1,16 +1,17 @@
 // The parser's files, declarations, blocks and policy text. See `Parser.swift` for the
 // parser's state and its entry points.
 
-extension PolicyParser where Consumer == LineCollector {
+extension PolicyParser where Consumer: DeclarationConsumer {
   // MARK: Files
 
-  /// Parses a whole file, handing each declaration to `visit`; returns the file's range.
-  mutating func parseFile(visit: (PolicyDeclarationSyntax) -> Void) -> SourceRange {
+  /// Parses a whole file, handing each declaration to the consumer; returns the file's range.
+  mutating func parseFile() -> SourceRange {
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
       if token.keyword == .policy {
-        if let declaration = parseDeclaration() { visit(declaration) }
+        consumer.pointee.beginDeclaration()
+        if let declaration = parseDeclaration() { consumer.pointee.endDeclaration(declaration) }
       } else {
         if token.kind != .error {
           let suggestion =

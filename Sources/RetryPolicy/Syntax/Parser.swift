@@ -7,11 +7,11 @@
 package enum Parser {
   /// Parses a policy file: `policy NAME = …` and `policy NAME { … }` declarations.
   package static func parseFile(_ source: String) -> (SourceFileSyntax, [Diagnostic]) {
-    var policies: [PolicyDeclarationSyntax] = []
-    let (range, comments, diagnostics) = parseFile(source, keepsComments: true) {
-      policies.append($0)
-    }
-    return (SourceFileSyntax(policies: policies, comments: comments, range: range), diagnostics)
+    var collector = LineCollector()
+    let (range, comments, diagnostics) = parseFile(source, keepsComments: true, into: &collector)
+    let file = SourceFileSyntax(
+      policies: collector.takeDeclarations(), comments: comments, range: range)
+    return (file, diagnostics)
   }
 
   /// Parses the text of one policy: lines of rules and policy-wide clauses, no `policy` keyword.
@@ -23,19 +23,18 @@ package enum Parser {
     return (PolicyBodySyntax(lines: lines.takeLines(), range: range), comments, diagnostics)
   }
 
-  /// Parses a policy file and hands each declaration to `visit` as soon as it is read, in
-  /// the order of the file, without keeping the tree; returns the file's range, its comments
-  /// (none unless `keepsComments`) and the diagnostics, as `parseFile(_:)` does.
+  /// Parses a policy file and hands its declarations to `consumer`, line by line and clause
+  /// by clause, as they are read; returns the file's range, its comments (none unless
+  /// `keepsComments`) and the diagnostics, as `parseFile(_:)` does.
   ///
-  /// Memory stays bounded by the largest declaration, whatever the length of the file.
-  package static func parseFile(
-    _ source: String, keepsComments: Bool = false, visit: (PolicyDeclarationSyntax) -> Void
+  /// Nothing of the file is kept but what the consumer keeps.
+  static func parseFile<Consumer: DeclarationConsumer>(
+    _ source: String, keepsComments: Bool = false, into consumer: inout Consumer
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
-    var collector = LineCollector()
-    return withUnsafeMutablePointer(to: &collector) { consumer in
+    withUnsafeMutablePointer(to: &consumer) { consumer in
       withUTF8(source) { bytes in
         var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
-        let range = parser.parseFile(visit: visit)
+        let range = parser.parseFile()
         return (range, parser.lexer.comments, parser.finishedDiagnostics())
       }
     }
@@ -81,8 +80,21 @@ protocol LineConsumer {
   mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool)
 }
 
-/// Builds the syntax tree's lines from what the parser hands on.
-struct LineCollector: LineConsumer {
+/// What the parser hands a file's declarations to: a ``LineConsumer`` that also hears where
+/// each declaration starts and ends.
+protocol DeclarationConsumer: LineConsumer {
+  /// A declaration starts: the lines that follow are its body.
+  mutating func beginDeclaration()
+  /// The lines of the current declaration the consumer keeps, which it then forgets (none
+  /// when it builds no tree).
+  mutating func takeLines() -> [LineSyntax]
+  /// The declaration ends; its body holds the lines `takeLines()` gave.
+  mutating func endDeclaration(_ declaration: PolicyDeclarationSyntax)
+}
+
+/// Builds the syntax tree from what the parser hands on.
+struct LineCollector: DeclarationConsumer {
+  private var declarations: [PolicyDeclarationSyntax] = []
   private var lines: [LineSyntax] = []
   private var head: RetryHeadSyntax?
   private var clauses: [ClauseSyntax] = []
@@ -90,6 +102,7 @@ struct LineCollector: LineConsumer {
   mutating func beginLine(head: RetryHeadSyntax?) {
     self.head = head
     clauses = []
+    clauses.reserveCapacity(8)
   }
 
   mutating func consume(_ clause: ClauseSyntax) {
@@ -105,10 +118,24 @@ struct LineCollector: LineConsumer {
     clauses = []
   }
 
+  mutating func beginDeclaration() {
+    lines = []
+  }
+
   /// The lines completed so far, which the collector forgets.
   mutating func takeLines() -> [LineSyntax] {
     defer { lines = [] }
     return lines
+  }
+
+  mutating func endDeclaration(_ declaration: PolicyDeclarationSyntax) {
+    declarations.append(declaration)
+  }
+
+  /// The declarations completed so far, which the collector forgets.
+  mutating func takeDeclarations() -> [PolicyDeclarationSyntax] {
+    defer { declarations = [] }
+    return declarations
   }
 }
 
