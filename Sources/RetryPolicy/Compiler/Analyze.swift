@@ -78,13 +78,8 @@ package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingS
     // memory stays bounded by the largest declaration.
     (range, comments, syntaxDiagnostics) = Parser.parseFile(source, into: &checker)
   }
-  let checkerDiagnostics = checker.diagnostics
-  var diagnostics = syntaxDiagnostics
-  if !checkerDiagnostics.isEmpty {
-    diagnostics = Diagnostic.sortedByPosition(syntaxDiagnostics + checkerDiagnostics)
-  }
   return PolicyAnalysis(
-    diagnostics: diagnostics, policies: checker.policies,
+    diagnostics: merged(syntaxDiagnostics, checker.diagnostics), policies: checker.policies,
     syntax: SourceFileSyntax(policies: declarations, comments: comments, range: range))
 }
 
@@ -126,9 +121,13 @@ func checkPolicy(_ source: String, vocabulary: Vocabulary, keepingSyntax: Bool =
   }
   let policy = checker.finish(
     name: nil, emptyRange: range, hasSyntaxErrors: !syntaxDiagnostics.isEmpty)
-  var diagnostics = syntaxDiagnostics
-  if !checker.diagnostics.isEmpty {
-    diagnostics = Diagnostic.sortedByPosition(syntaxDiagnostics + checker.diagnostics)
-  }
-  return (policy, diagnostics, range, lines, comments)
+  return (policy, merged(syntaxDiagnostics, checker.diagnostics), range, lines, comments)
+}
+
+/// The parser's diagnostics and the checker's together, in the order of the text.
+private func merged(_ syntaxDiagnostics: [Diagnostic], _ checkerDiagnostics: [Diagnostic])
+  -> [Diagnostic]
+{
+  if checkerDiagnostics.isEmpty { return syntaxDiagnostics }
+  return Diagnostic.sortedByPosition(syntaxDiagnostics + checkerDiagnostics)
 }

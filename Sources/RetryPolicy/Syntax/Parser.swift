@@ -31,13 +31,7 @@ package enum Parser {
   static func parseFile<Consumer: DeclarationConsumer>(
     _ source: String, keepsComments: Bool = false, into consumer: inout Consumer
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
-    withUnsafeMutablePointer(to: &consumer) { consumer in
-      withUTF8(source) { bytes in
-        var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
-        let range = parser.parseFile()
-        return (range, parser.lexer.comments, parser.finishedDiagnostics())
-      }
-    }
+    parse(source, keepsComments: keepsComments, into: &consumer) { $0.parseFile() }
   }
 
   /// Parses the text of one policy and hands its lines to `consumer`, clause by clause, as
@@ -46,12 +40,21 @@ package enum Parser {
   static func parsePolicy<Consumer: LineConsumer>(
     _ source: String, keepsComments: Bool = false, into consumer: inout Consumer
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+    parse(source, keepsComments: keepsComments, into: &consumer) { $0.parsePolicyText() }
+  }
+
+  /// Runs `body` with a parser over `source` handing on to `consumer`; returns the range
+  /// `body` returns, the comments and the diagnostics.
+  private static func parse<Consumer: LineConsumer>(
+    _ source: String, keepsComments: Bool, into consumer: inout Consumer,
+    _ body: (inout PolicyParser<Consumer>) -> SourceRange
+  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
     // The parser reaches the consumer through a pointer valid for the parse: a checker is
     // large, and copying it in and out of the parser cost more than the parse itself.
     withUnsafeMutablePointer(to: &consumer) { consumer in
       withUTF8(source) { bytes in
         var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
-        let range = parser.parsePolicyText()
+        let range = body(&parser)
         return (range, parser.lexer.comments, parser.finishedDiagnostics())
       }
     }
