@@ -37,6 +37,17 @@ struct PipelineTests {
     #expect(try [compile(policy: text)] == analysis.policies)
   }
 
+  @Test("the documentation's examples say what analyze finds")
+  func documentedExamples() {
+    #expect(
+      analyze(policy: "retry 3 delay 0s").warnings.map(\.description) == [
+        "1:9: warning: 'delay 0s' waits no time; write 'immediately'"
+      ])
+    #expect(
+      analyze(policy: "retry 3 backoff 1s x1").warnings.first?.message
+        == "a factor of 1 keeps the delay constant; write 'delay 1s'")
+  }
+
   @Test("keeping the syntax tree for the tools changes nothing else")
   func keepingSyntax() {
     let source = """

@@ -50,7 +50,8 @@ public func analyze(policyFile source: String, vocabulary: Vocabulary = .open) -
 /// `policies` holds the compiled policy when the text has no error, and is empty otherwise.
 ///
 ///     let analysis = analyze(policy: "retry 3 backoff 1s x1")
-///     analysis.warnings.first?.message  // "a backoff factor of 1 keeps every delay at '1s'; …"
+///     analysis.warnings.first?.message
+///     // "a factor of 1 keeps the delay constant; write 'delay 1s'"
 public func analyze(policy source: String, vocabulary: Vocabulary = .open) -> PolicyAnalysis {
   analyze(policy: source, vocabulary: vocabulary, keepingSyntax: false)
 }
