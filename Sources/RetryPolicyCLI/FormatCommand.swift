@@ -57,11 +57,11 @@ enum FormatCommand: Subcommand {
 
   /// Formats a policy file's text, verifying that the result means the same.
   static func format(_ source: String) -> Outcome {
-    let before = analyze(policyFile: source)
+    let before = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
     if before.hasErrors { return .invalid(before.diagnostics) }
     let formatted = CanonicalPrinter.print(before.syntax)
     if formatted == source { return .formatted(source) }
-    let after = analyze(policyFile: formatted)
+    let after = analyze(policyFile: formatted, vocabulary: .open, keepingSyntax: true)
     if after.hasErrors {
       return .changesMeaning("the formatted text does not compile")
     }

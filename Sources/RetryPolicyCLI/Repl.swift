@@ -143,7 +143,10 @@ struct ReplSession {
   // MARK: Policies
 
   private mutating func evaluate(_ text: String, isFile: Bool) -> [ReplMessage] {
-    let analysis = isFile ? analyze(policyFile: text) : analyze(policy: text)
+    let analysis =
+      isFile
+      ? analyze(policyFile: text, vocabulary: .open, keepingSyntax: true)
+      : analyze(policy: text, vocabulary: .open, keepingSyntax: true)
     var messages = diagnostics(analysis.diagnostics, source: text, sourceName: Self.sourceName)
     if analysis.hasErrors {
       errorCount += 1
@@ -229,7 +232,7 @@ struct ReplSession {
     } catch {
       return failure("cannot read '\(path)': \(Self.reason(error))")
     }
-    let analysis = analyze(policyFile: source)
+    let analysis = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
     loadedFile = (path, analysis)
     var messages = diagnostics(analysis.diagnostics, source: source, sourceName: path)
     if analysis.hasErrors { errorCount += 1 }

@@ -6,8 +6,9 @@
 // they fail, so libFuzzer records the input:
 // - text with no errors prints in canonical form, and that form compiles to the same policies;
 // - printing the canonical form again changes nothing;
-// - `compile(policyFile:)` and `compile(policy:)`, which check and compile as they parse,
-//   agree with `analyze`: the same policies, or an error with the same diagnostics.
+// - `compile(policyFile:)` and `compile(policy:)` agree with `analyze`, the one pipeline they
+//   run: the same policies and warnings, or an error with the same diagnostics;
+// - keeping the syntax tree for the tools changes neither the diagnostics nor the policies.
 
 #if canImport(Glibc)
   import Glibc
@@ -23,8 +24,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 }
 
 private func exercise(_ source: String) {
-  let file = analyze(policyFile: source)
-  let policy = analyze(policy: source)
+  let file = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
+  let policy = analyze(policy: source, vocabulary: .open, keepingSyntax: true)
+  let plainFile = analyze(policyFile: source)
+  check(plainFile.diagnostics == file.diagnostics, "keeping the tree changes the diagnostics")
+  check(plainFile.policies == file.policies, "keeping the tree changes the policies")
   let renderer = DiagnosticRenderer(source: source, sourceName: "<fuzz>")
   _ = renderer.render(file.diagnostics)
   _ = renderer.render(policy.diagnostics)
@@ -45,7 +49,7 @@ private func exercise(_ source: String) {
   agree(compiling: { try compile(policy: source) }, with: policy)
   if !file.hasErrors {
     let printed = CanonicalPrinter.print(file.syntax)
-    let again = analyze(policyFile: printed)
+    let again = analyze(policyFile: printed, vocabulary: .open, keepingSyntax: true)
     check(!again.hasErrors, "canonical form of a valid file has errors")
     check(again.policies == file.policies, "canonical form compiles differently")
     check(CanonicalPrinter.print(again.syntax) == printed, "printer is not idempotent")
@@ -60,6 +64,7 @@ private func agree<Compiled: Equatable>(
     check(!analysis.hasErrors, "compile succeeded where analyze found errors")
     if let file = compiled as? PolicyFile {
       check(file.policies == analysis.policies, "compile(policyFile:) compiled differently")
+      check(file.warnings == analysis.warnings, "compile(policyFile:) lost warnings")
     } else if let policy = compiled as? CompiledPolicy {
       check([policy] == analysis.policies, "compile(policy:) compiled differently")
     }

@@ -17,7 +17,7 @@ struct CheckCommandTests {
     #expect(result.status == 1)
     #expect(
       result.standardOutput == """
-        \(path):1:27: error: unknown unit 'd'; did you mean 's'?
+        \(path):1:27: error: unknown unit 'd'; did you mean '48h'?
         policy a = retry 3 delay 2d
                                   ^
         \(path):2:20: error: unknown clause 'bakoff'; did you mean 'backoff'?
@@ -169,7 +169,7 @@ struct ExplainCommandTests {
     #expect(result.standardOutput.isEmpty)
     #expect(
       result.standardError == """
-        <policy>:1:31: error: unknown unit 'd'; did you mean 's'?
+        <policy>:1:31: error: unknown unit 'd'; did you mean '48h'?
         retry 3 on serverError delay 2d
                                       ^
 

@@ -105,7 +105,7 @@ func check(_ text: String, vocabulary: Vocabulary = .open) -> (CompiledPolicy?, 
   var checker = PolicyChecker(vocabulary: vocabulary)
   let body = SyntaxBuilder.body(text)
   let policy = checker.compile(body, name: nil, emptyRange: body.range, hasSyntaxErrors: false)
-  return (policy, PolicyChecker.sortedByPosition(checker.diagnostics))
+  return (policy, Diagnostic.sortedByPosition(checker.diagnostics))
 }
 
 @Suite("Checker")
@@ -291,7 +291,7 @@ struct CheckerTests {
       Diagnostic(.jitterWithoutDelay, at: range),
     ]
     #expect(
-      PolicyChecker.sortedByPosition(diagnostics).map(\.id) == [
+      Diagnostic.sortedByPosition(diagnostics).map(\.id) == [
         .zeroDelay, .jitterWithoutDelay, .capWithoutDelay,
       ])
   }

@@ -166,7 +166,7 @@ struct ParserTests {
   @Test(
     "messages say what is wrong and how to fix it",
     arguments: [
-      ("retry 3 delay 5d", "unknown unit 'd'; did you mean 's'?"),
+      ("retry 3 delay 5d", "unknown unit 'd'; did you mean '120h'?"),
       ("retry 3 delay 5sec", "unknown unit 'sec'; did you mean 's'?"),
       ("retry 3 delay 5", "expected a unit after '5'; write '5s' or '5ms'"),
       ("retry 3 bakoff 1s", "unknown clause 'bakoff'; did you mean 'backoff'?"),
@@ -182,6 +182,31 @@ struct ParserTests {
       ("retry 3 on", "expected an error class name after 'on', such as 'serverError'"),
     ])
   func messages(source: String, message: String) {
+    let (_, _, diagnostics) = Parser.parsePolicy(source)
+    #expect(diagnostics.map(\.message) == [message])
+  }
+
+  @Test(
+    "a unit suggestion never changes the duration's magnitude",
+    arguments: [
+      ("retry 3 delay 2d", "unknown unit 'd'; did you mean '48h'?"),
+      ("retry 3 delay 1.5days", "unknown unit 'days'; did you mean '36h'?"),
+      ("retry 3 delay 2w", "unknown unit 'w'; did you mean '336h'?"),
+      ("retry 3 delay 0.01d", "unknown unit 'd'; did you mean '864s'?"),
+      ("retry 3 delay 2Hours", "unknown unit 'Hours'; did you mean 'h'?"),
+      ("retry 3 delay 2secnds", "unknown unit 'secnds'; did you mean 's'?"),
+      (
+        "retry 3 delay 1us",
+        "unknown unit 'us'; microseconds are not supported, the smallest unit is 'ms'"
+      ),
+      (
+        "retry 3 delay 500ns",
+        "unknown unit 'ns'; nanoseconds are not supported, the smallest unit is 'ms'"
+      ),
+      ("retry 3 delay 5x", "unknown unit 'x'; use 'ms', 's', 'm' or 'h'"),
+      ("retry 3 delay 5sm", "unknown unit 'sm'; use 'ms', 's', 'm' or 'h'"),
+    ])
+  func unitSuggestions(source: String, message: String) {
     let (_, _, diagnostics) = Parser.parsePolicy(source)
     #expect(diagnostics.map(\.message) == [message])
   }

@@ -12,7 +12,7 @@ private struct RuleGenerator {
     switch Int.random(in: 0..<10, using: &random) {
     case 0 where allowsZero: return .zero
     case 0, 1: return .milliseconds(Int64.random(in: 1...1000, using: &random))
-    case 2: return PolicyChecker.longestDuration
+    case 2: return PolicyLimits.longestDuration
     case 3: return .seconds(Int64.random(in: 1...36_000_000, using: &random))
     case 4: return .nanoseconds(Int64.random(in: 1...1000, using: &random))
     default: return .milliseconds(Int64.random(in: 1...120_000, using: &random))
@@ -22,8 +22,8 @@ private struct RuleGenerator {
   mutating func count() -> Int? {
     switch Int.random(in: 0..<20, using: &random) {
     case 0, 1: return nil
-    case 2: return PolicyChecker.largestCount
-    case 3: return Int.random(in: 0...PolicyChecker.largestCount, using: &random)
+    case 2: return PolicyLimits.largestCount
+    case 3: return Int.random(in: 0...PolicyLimits.largestCount, using: &random)
     default: return Int.random(in: 0...30, using: &random)
     }
   }
@@ -31,9 +31,9 @@ private struct RuleGenerator {
   mutating func multiplier() -> Double {
     switch Int.random(in: 0..<8, using: &random) {
     case 0: return 1
-    case 1: return PolicyChecker.largestFactor
+    case 1: return PolicyLimits.largestFactor
     case 2: return 1.0.nextUp
-    case 3: return Double.random(in: 1...PolicyChecker.largestFactor, using: &random)
+    case 3: return Double.random(in: 1...PolicyLimits.largestFactor, using: &random)
     default: return Double.random(in: 1...4, using: &random)
     }
   }

@@ -29,7 +29,7 @@ public enum RepeatBehavior: Sendable, Hashable {
 
   /// The kind's name as `explain --json` writes it: `immediate`, `delayed`, `exponential`,
   /// `linear` or `custom`.
-  public var kindName: String {
+  package var kindName: String {
     switch self {
     case .immediate: "immediate"
     case .delayed: "delayed"
@@ -52,7 +52,7 @@ public enum Jitter: Sendable, Hashable {
   case decorrelated
 
   /// The kind's name as `explain --json` writes it.
-  public var kindName: String {
+  package var kindName: String {
     switch self {
     case .proportional: "proportional"
     case .full: "full"

@@ -111,13 +111,13 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
 ///
 /// Messages follow the compiler's style: a lowercase phrase without a final period,
 /// the thing named in quotes, and `did you mean 'x'?` where a near name exists.
-public struct DiagnosticMessage: Sendable, Hashable {
+package struct DiagnosticMessage: Sendable, Hashable {
   /// The identifier of the message.
-  public var id: DiagnosticID
+  package var id: DiagnosticID
   /// The severity the message is reported with.
-  public var severity: Diagnostic.Severity
+  package var severity: Diagnostic.Severity
   /// The text of the message.
-  public var text: String
+  package var text: String
 
   /// Creates a message.
   package init(_ id: DiagnosticID, _ severity: Diagnostic.Severity, _ text: String) {

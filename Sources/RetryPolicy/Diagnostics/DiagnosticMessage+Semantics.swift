@@ -28,11 +28,11 @@ extension DiagnosticMessage {
     .foreverWithoutWithin, .error,
     "'retry forever' needs an overall deadline; add a deadline such as 'within 5m'")
 
-  /// `count-too-large`: a retry count above ``PolicyChecker/largestCount``.
+  /// `count-too-large`: a retry count above ``PolicyLimits/largestCount``.
   static func countTooLarge(_ count: Int) -> DiagnosticMessage {
     DiagnosticMessage(
       .countTooLarge, .error,
-      "retry count \(count) is too large; the most is \(PolicyChecker.largestCount); "
+      "retry count \(count) is too large; the most is \(PolicyLimits.largestCount); "
         + "use 'retry forever' with 'within'")
   }
 
@@ -43,11 +43,11 @@ extension DiagnosticMessage {
       "backoff factor \(excerpt(text)) is below 1; a factor must be 1 or more")
   }
 
-  /// `factor-too-large`: a backoff factor above ``PolicyChecker/largestFactor``.
+  /// `factor-too-large`: a backoff factor above ``PolicyLimits/largestFactor``.
   static func factorTooLarge(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .factorTooLarge, .error,
-      "backoff factor \(excerpt(text)) is too large; the most is \(PolicyChecker.largestFactorText)"
+      "backoff factor \(excerpt(text)) is too large; the most is \(PolicyLimits.largestFactorText)"
     )
   }
 
@@ -68,11 +68,11 @@ extension DiagnosticMessage {
     DiagnosticMessage(.zeroDuration, .error, "'\(keyword)' needs a duration above zero")
   }
 
-  /// `duration-too-long`: a duration above ``PolicyChecker/longestDuration``.
+  /// `duration-too-long`: a duration above ``PolicyLimits/longestDuration``.
   static func durationTooLong(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .durationTooLong, .error,
-      "duration '\(excerpt(text))' is too long; the most is '\(PolicyChecker.longestDuration.policyText)'"
+      "duration '\(excerpt(text))' is too long; the most is '\(PolicyLimits.longestDuration.policyText)'"
     )
   }
 

@@ -51,8 +51,21 @@ extension DiagnosticMessage {
   }
 
   /// `unknown-unit`: a duration unit other than `ms`, `s`, `m` and `h`.
-  package static func unknownUnit(_ unit: String, suggestion: String?) -> DiagnosticMessage {
-    let fix = suggestion.map { "; did you mean '\($0)'?" } ?? "; use 'ms', 's', 'm' or 'h'"
+  ///
+  /// A suggestion keeps the duration's magnitude: `sec` suggests `s`, `2d` suggests `48h`, and
+  /// a unit below milliseconds says so.
+  static func unknownUnit(_ unit: String, suggestion: Literals.UnitSuggestion?)
+    -> DiagnosticMessage
+  {
+    let fix: String
+    switch suggestion {
+    case .unit(let replacement)?, .literal(let replacement)?:
+      fix = "; did you mean '\(replacement)'?"
+    case .tooSmall(let name)?:
+      fix = "; \(name) are not supported, the smallest unit is 'ms'"
+    case nil:
+      fix = "; use 'ms', 's', 'm' or 'h'"
+    }
     return DiagnosticMessage(.unknownUnit, .error, "unknown unit '\(excerpt(unit))'\(fix)")
   }
 

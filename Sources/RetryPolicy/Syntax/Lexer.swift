@@ -9,15 +9,15 @@ struct Lexer {
   let bytes: UnsafeBufferPointer<UInt8>
   /// The byte the next token starts at, or at or before it.
   private(set) var offset = 0
-  /// The line of `offset`, from 1.
-  private(set) var line = 1
-  /// The column of `offset` in Unicode scalars, from 1.
-  private(set) var column = 1
+  /// The line of `offset`, from 1; it stops at `UInt32.max` (as `SourceLocation` does).
+  private(set) var line: UInt32 = 1
+  /// The column of `offset` in Unicode scalars, from 1; it stops at `UInt32.max`.
+  private(set) var column: UInt32 = 1
   /// Every comment read so far, in order (none when `keepsComments` is false).
   var comments: [CommentSyntax] = []
   /// Whether comments are collected; only the printer needs them.
   var keepsComments = true
-  /// Every diagnostic so far; the parser adds its own here too.
+  /// The lexer's own diagnostics, in the order found (the parser keeps its own).
   var diagnostics: [Diagnostic] = []
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -25,7 +25,9 @@ struct Lexer {
   }
 
   /// Where the lexer stands.
-  var location: SourceLocation { SourceLocation(line: line, column: column, offset: offset) }
+  var location: SourceLocation {
+    SourceLocation(line: line, column: column, offset: UInt32(clamping: offset))
+  }
 
   /// The text of a stretch of bytes.
   func text(_ start: Int, _ end: Int) -> String {
@@ -47,7 +49,7 @@ struct Lexer {
       let byte = bytes[offset]
       switch byte {
       case .space, .tab:
-        step()
+        stepASCII()
       case .carriageReturn:
         if peek(1) == .lineFeed {
           return newline(length: 2)
@@ -95,12 +97,12 @@ struct Lexer {
   @inline(__always)
   private mutating func stepASCII() {
     offset += 1
-    column += 1
+    if column < .max { column += 1 }
   }
 
   /// Moves past one byte that is not a line end.
   private mutating func step() {
-    if bytes[offset] & 0xC0 != 0x80 { column += 1 }
+    if bytes[offset] & 0xC0 != 0x80, column < .max { column += 1 }
     offset += 1
   }
 
@@ -113,8 +115,10 @@ struct Lexer {
     let start = location
     let startOffset = offset
     offset += length
-    let end = SourceLocation(line: line, column: column + length, offset: offset)
-    line += 1
+    let end = SourceLocation(
+      line: line, column: column > .max - 2 ? .max : column + UInt32(length),
+      offset: UInt32(clamping: offset))
+    if line < .max { line += 1 }
     column = 1
     return Token(
       kind: .newline, start: startOffset, end: offset, range: SourceRange(start: start, end: end),

@@ -33,6 +33,14 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
     storedOffset = UInt32(clamping: offset)
   }
 
+  /// Creates a location from values already in range, as the lexer keeps them.
+  @inline(__always)
+  init(line: UInt32, column: UInt32, offset: UInt32) {
+    storedLine = line
+    storedColumn = column
+    storedOffset = offset
+  }
+
   /// The first character of a text.
   public static let start = SourceLocation(line: 1, column: 1, offset: 0)
 

@@ -51,12 +51,19 @@ package struct PolicyDeclarationSyntax: Sendable, Hashable {
   package var body: PolicyBodySyntax
   /// From `policy` to the end of the line or the closing brace.
   package var range: SourceRange
+  /// Whether the parser reported an error while reading this declaration (so the policy
+  /// cannot compile, and checks that rest on a missing part would mislead).
+  package var hasSyntaxErrors: Bool
 
-  package init(name: NameSyntax, form: Form, body: PolicyBodySyntax, range: SourceRange) {
+  package init(
+    name: NameSyntax, form: Form, body: PolicyBodySyntax, range: SourceRange,
+    hasSyntaxErrors: Bool = false
+  ) {
     self.name = name
     self.form = form
     self.body = body
     self.range = range
+    self.hasSyntaxErrors = hasSyntaxErrors
   }
 }
 

@@ -3,11 +3,12 @@ import Testing
 
 @testable import RetryPolicy
 
-/// The fast path of `compile(policy:)` against the full front end, which is the reference.
-@Suite("One-line fast path")
-struct OneLineCompilerTests {
-  /// Texts the fast path compiles itself, and texts it must leave to the front end.
-  static let texts: [String] = [
+/// One-line policies through the single front end: what `compile(policy:)` returns is what
+/// `analyze(policy:)` finds, on common lines, on mistakes and on random lines.
+@Suite("One-line policies")
+struct OneLinePolicyTests {
+  /// Plainly valid one-liners: each compiles without a diagnostic, warnings included.
+  static let validTexts: [String] = [
     "retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s",
     "retry 3", "retry 0 immediately", "  retry 3\tdelay 250ms  ", "retry 3 backoff 1s",
     "retry 5 backoff 2m x1000", "retry 4 backoff 1s +500ms", "retry 4 backoff 1s+0ms",
@@ -15,8 +16,11 @@ struct OneLineCompilerTests {
     "retry 3 on timeout after refreshToken honoring retry-after delay 1s jitter equal",
     "retry forever backoff 1s jitter decorrelated within 2m timeout 10s budget 12.5%",
     "retry 2 backoff 1s x 1.25 jitter 100 % max 1s within 1h", "retry 1 on any",
-    "retry 3 on x509Error backoff 1s x1.5",
-    // Left to the front end: errors, warnings and what the fast path does not read.
+    "retry 3 on x509Error backoff 1s x1.5", "retry 3\n", "retry 3 # comment", "retry 3\r\n",
+  ]
+
+  /// Lines with errors or warnings, and lines that are not one plain line.
+  static let otherTexts: [String] = [
     "", "   ", "retry", "retry 3.5", "retry 10001", "retry 99999999999999999999", "retry forever",
     "retry 3 delay 0s", "retry 3 backoff 0s", "retry 3 backoff 1s x1", "retry 3 backoff 1s x0.5",
     "retry 3 backoff 1s x1001", "retry 3 backoff 1s x1.5s", "retry 3 jitter 10%",
@@ -25,28 +29,28 @@ struct OneLineCompilerTests {
     "retry 3 on a except a", "retry 3 on a on b", "retry 3 delay 1s backoff 1s",
     "retry 3 after timeout", "retry 3 on x1", "retry 3 on policy", "retry 3 within 1s timeout 1s",
     "retry 3 budget 0%", "retry 3 delay 10001h", "retry 3 delay 1sec", "retry 3 delay 1",
-    "retry 3 delay 1.s", "retry 3 honoring retry-afterx", "retry 3 honoring retry", "retry 3\n",
-    "retry 3 # comment", "retry 3\r\n", "retry 3 on café", "retry 3 on a-b", "within 1m",
-    "policy p = retry 3", "retry 3 retry 4", "retry 3 delay 1s,", "retry 3 on a,",
-    "retry 3 delays 1s, 2s max 1500ms", "retry 3 backoff 1s x1.5 +1s",
+    "retry 3 delay 1.s", "retry 3 honoring retry-afterx", "retry 3 honoring retry",
+    "retry 3 on café", "retry 3 on a-b", "within 1m", "policy p = retry 3", "retry 3 retry 4",
+    "retry 3 delay 1s,", "retry 3 on a,", "retry 3 delays 1s, 2s max 1500ms",
+    "retry 3 backoff 1s x1.5 +1s",
   ]
 
-  @Test("what the fast path compiles, the front end compiles the same, without a diagnostic")
-  func agreesOnTable() {
-    for text in Self.texts { expectAgreement(text) }
-  }
-
-  @Test("the fast path compiles the common one-liners itself")
-  func takesCommonLines() {
-    for text in Self.texts.prefix(15) {
-      #expect(OneLineCompiler.compile(text, vocabulary: .open) != nil, "\(text)")
+  @Test("common one-liners compile without a diagnostic, warnings included")
+  func validLines() throws {
+    for text in Self.validTexts {
+      let analysis = analyze(policy: text)
+      #expect(analysis.diagnostics.isEmpty, "\(text)")
+      #expect(try [compile(policy: text)] == analysis.policies, "\(text)")
     }
-    let vocabulary = Vocabulary(errorClasses: ["serverError"])
-    #expect(OneLineCompiler.compile("retry 3 on serverError", vocabulary: vocabulary) == nil)
   }
 
-  @Test("on lines made of random clauses and stray pieces, the two paths agree")
-  func agreesOnRandomLines() {
+  @Test("compile(policy:) returns what analyze(policy:) compiles, or throws its diagnostics")
+  func mistakes() {
+    for text in Self.validTexts + Self.otherTexts { expectAgreement(text) }
+  }
+
+  @Test("on lines made of random clauses and stray pieces, compile and analyze agree")
+  func randomLines() {
     let pieces = [
       "retry 5", "retry 0", "retry forever", "retry 10001", "on serverError", "on a, b",
       "on timeout", "except a", "except serverError", "immediately", "delay 0s", "delay 1s",
@@ -74,13 +78,21 @@ struct OneLineCompilerTests {
     #expect(compiled > 200)
   }
 
-  /// Whether the fast path compiled `text`.
+  /// Whether `compile(policy:)` compiled `text`; expects it to agree with `analyze(policy:)`.
   @discardableResult
   private func expectAgreement(_ text: String) -> Bool {
-    guard let fast = OneLineCompiler.compile(text, vocabulary: .open) else { return false }
     let analysis = analyze(policy: text)
-    #expect(analysis.diagnostics.isEmpty, "\(text)")
-    #expect(analysis.policies == [fast], "\(text)")
-    return true
+    do {
+      let policy = try compile(policy: text)
+      #expect(!analysis.hasErrors, "\(text)")
+      #expect(analysis.policies == [policy], "\(text)")
+      return true
+    } catch let error as PolicyCompileError {
+      #expect(analysis.hasErrors, "\(text)")
+      #expect(error.diagnostics == analysis.diagnostics, "\(text)")
+    } catch {
+      Issue.record("compile(policy:) threw \(error) for \(text)")
+    }
+    return false
   }
 }

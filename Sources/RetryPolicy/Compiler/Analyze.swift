@@ -1,0 +1,134 @@
+// The one pipeline from text to compiled policies: parser → checker → compiled policies, with
+// every diagnostic. `analyze` runs it; `compile` is `analyze`, then a throw when there is an
+// error. Declarations and lines are checked as the parser reads them, so no tree of the whole
+// text is kept unless a tool asks for it.
+
+/// What analyzing policy text finds: every diagnostic, warnings included, and the policies
+/// that compiled.
+///
+/// `analyze` never throws: a text with errors still gives its diagnostics, and in a file the
+/// policies without an error of their own still compile. Use it to show warnings, which
+/// `compile` only returns beside a successful result.
+///
+///     let analysis = analyze(policy: "retry 3 delay 0s")
+///     for warning in analysis.warnings { print(warning) }
+///     // 1:9: warning: 'delay 0s' waits no time; write 'immediately'
+public struct PolicyAnalysis: Sendable {
+  /// Every diagnostic, errors, warnings and notes, in the order of the text.
+  public var diagnostics: [Diagnostic]
+  /// The policies without errors, in the order of the text.
+  public var policies: [CompiledPolicy]
+  /// The syntax tree, for the tools; empty unless asked for.
+  package var syntax: SourceFileSyntax
+
+  /// Whether any diagnostic is an error.
+  public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+  /// The diagnostics of severity warning.
+  public var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+
+  package init(diagnostics: [Diagnostic], policies: [CompiledPolicy], syntax: SourceFileSyntax) {
+    self.diagnostics = diagnostics
+    self.policies = policies
+    self.syntax = syntax
+  }
+}
+
+/// Parses, checks and compiles a policy file's text, reporting every diagnostic.
+///
+/// A policy with an error of its own (a syntax or semantic error in it, or a name an earlier
+/// policy has) is left out of `policies`; the others compile.
+///
+///     let analysis = analyze(policyFile: text)
+///     if !analysis.hasErrors { use(analysis.policies) }
+public func analyze(policyFile source: String, vocabulary: Vocabulary = .open) -> PolicyAnalysis {
+  analyze(policyFile: source, vocabulary: vocabulary, keepingSyntax: false)
+}
+
+/// Parses, checks and compiles the text of one policy, reporting every diagnostic.
+///
+/// `policies` holds the compiled policy when the text has no error, and is empty otherwise.
+///
+///     let analysis = analyze(policy: "retry 3 backoff 1s x1")
+///     analysis.warnings.first?.message
+///     // "a factor of 1 keeps the delay constant; write 'delay 1s'"
+public func analyze(policy source: String, vocabulary: Vocabulary = .open) -> PolicyAnalysis {
+  analyze(policy: source, vocabulary: vocabulary, keepingSyntax: false)
+}
+
+/// ``analyze(policyFile:vocabulary:)``, keeping the syntax tree and its comments for the tools
+/// when `keepingSyntax` is true.
+package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
+  -> PolicyAnalysis
+{
+  var checker = FileChecker(vocabulary: vocabulary)
+  let range: SourceRange
+  let comments: [CommentSyntax]
+  let syntaxDiagnostics: [Diagnostic]
+  var declarations: [PolicyDeclarationSyntax] = []
+  if keepingSyntax {
+    // The tree first, then the checker over its declarations: the same checks in the same
+    // order.
+    var collector = LineCollector()
+    (range, comments, syntaxDiagnostics) = Parser.parseFile(
+      source, keepsComments: true, into: &collector)
+    declarations = collector.takeDeclarations()
+    for declaration in declarations { checker.check(declaration) }
+  } else {
+    // Each declaration is checked and compiled as the parser reads it, and no tree is built:
+    // memory stays bounded by the largest declaration.
+    (range, comments, syntaxDiagnostics) = Parser.parseFile(source, into: &checker)
+  }
+  return PolicyAnalysis(
+    diagnostics: merged(syntaxDiagnostics, checker.diagnostics), policies: checker.policies,
+    syntax: SourceFileSyntax(policies: declarations, comments: comments, range: range))
+}
+
+/// ``analyze(policy:vocabulary:)``, keeping the syntax tree (one unnamed declaration) and its
+/// comments for the tools when `keepingSyntax` is true.
+package func analyze(policy source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
+  -> PolicyAnalysis
+{
+  let (policy, diagnostics, range, lines, comments) = checkPolicy(
+    source, vocabulary: vocabulary, keepingSyntax: keepingSyntax)
+  let body = PolicyBodySyntax(lines: lines, range: range)
+  let name = NameSyntax(text: "", range: range)
+  let declaration = PolicyDeclarationSyntax(name: name, form: .block, body: body, range: range)
+  return PolicyAnalysis(
+    diagnostics: diagnostics, policies: policy.map { [$0] } ?? [],
+    syntax: SourceFileSyntax(policies: [declaration], comments: comments, range: range))
+}
+
+/// The pipeline for the text of one policy: the checker takes each line as the parser reads
+/// it; returns the compiled policy (nil on any error), every diagnostic in the order of the
+/// text, the body's range, and the tree's lines and comments when `keepingSyntax`.
+func checkPolicy(_ source: String, vocabulary: Vocabulary, keepingSyntax: Bool = false)
+  -> (CompiledPolicy?, [Diagnostic], SourceRange, [LineSyntax], [CommentSyntax])
+{
+  var checker = PolicyChecker(vocabulary: vocabulary)
+  var lines: [LineSyntax] = []
+  let range: SourceRange
+  let comments: [CommentSyntax]
+  let syntaxDiagnostics: [Diagnostic]
+  if keepingSyntax {
+    // The tree first, then the checker over its lines: the same checks in the same order.
+    var collector = LineCollector()
+    (range, comments, syntaxDiagnostics) = Parser.parsePolicy(
+      source, keepsComments: true, into: &collector)
+    lines = collector.takeLines()
+    for line in lines { checker.check(line) }
+  } else {
+    (range, comments, syntaxDiagnostics) = Parser.parsePolicy(source, into: &checker)
+  }
+  let policy = checker.finish(
+    name: nil, emptyRange: range, hasSyntaxErrors: !syntaxDiagnostics.isEmpty)
+  return (policy, merged(syntaxDiagnostics, checker.diagnostics), range, lines, comments)
+}
+
+/// The parser's diagnostics and the checker's together, in the order of the text.
+private func merged(_ syntaxDiagnostics: [Diagnostic], _ checkerDiagnostics: [Diagnostic])
+  -> [Diagnostic]
+{
+  if checkerDiagnostics.isEmpty { return syntaxDiagnostics }
+  return Diagnostic.sortedByPosition(syntaxDiagnostics + checkerDiagnostics)
+}

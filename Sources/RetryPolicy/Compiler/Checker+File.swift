@@ -1,0 +1,91 @@
+// The checker at the level of a file: what concerns several policies together.
+
+/// The names of a file's policies, declaration by declaration: reports every name an earlier
+/// policy of the file already has.
+struct PolicyNameChecker {
+  /// Where each name was first given.
+  private var firsts: [String: SourceRange] = [:]
+  /// The `duplicate-policy` diagnostics, in the order of the file.
+  private(set) var diagnostics: [Diagnostic] = []
+
+  /// Records the next declaration's name; returns whether an earlier policy has it.
+  mutating func isDuplicate(_ name: NameSyntax) -> Bool {
+    guard !name.text.isEmpty else { return false }
+    guard let first = firsts[name.text] else {
+      firsts[name.text] = name.range
+      return false
+    }
+    diagnostics.append(
+      Diagnostic(
+        .duplicatePolicy(name.text), at: name.range,
+        notes: [Diagnostic(.firstGivenHere(name.text), at: first)]))
+    return true
+  }
+}
+
+/// Checks and compiles a file's declarations, one at a time, as the parser reads them (or as
+/// they are read back from a tree): each policy's lines go to a checker of its own, and names
+/// are checked across the file.
+struct FileChecker: DeclarationConsumer {
+  /// The host's names for error classes and hooks.
+  let vocabulary: Vocabulary
+  /// The checker of the declaration being read.
+  private var checker: PolicyChecker
+  private var names = PolicyNameChecker()
+  /// The checkers' diagnostics, in the order found.
+  private var checkerDiagnostics: [Diagnostic] = []
+  /// The policies without an error of their own, in the order of the file.
+  private(set) var policies: [CompiledPolicy] = []
+
+  init(vocabulary: Vocabulary) {
+    self.vocabulary = vocabulary
+    checker = PolicyChecker(vocabulary: vocabulary)
+  }
+
+  /// The names' and the checkers' diagnostics, in the order found.
+  var diagnostics: [Diagnostic] { names.diagnostics + checkerDiagnostics }
+
+  mutating func beginDeclaration() {
+    checker = PolicyChecker(vocabulary: vocabulary)
+  }
+
+  mutating func beginLine(head: RetryHeadSyntax?) { checker.beginLine(head: head) }
+
+  mutating func consume(_ clause: ClauseSyntax) { checker.consume(clause) }
+
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
+    checker.endLine(range: range, hasSyntaxErrors: hasSyntaxErrors)
+  }
+
+  /// None: the lines went to the checker, and no tree is built.
+  mutating func takeLines() -> [LineSyntax] { [] }
+
+  mutating func endDeclaration(_ declaration: PolicyDeclarationSyntax) {
+    let isDuplicate = names.isDuplicate(declaration.name)
+    let policy = checker.finish(
+      name: declaration.name.text, emptyRange: declaration.name.range,
+      hasSyntaxErrors: declaration.hasSyntaxErrors)
+    checkerDiagnostics += checker.diagnostics
+    if let policy, !isDuplicate { policies.append(policy) }
+  }
+
+  /// Checks a declaration of a tree, as if the parser handed it on.
+  mutating func check(_ declaration: PolicyDeclarationSyntax) {
+    beginDeclaration()
+    for line in declaration.body.lines { checker.check(line) }
+    endDeclaration(declaration)
+  }
+}
+
+extension PolicyChecker {
+  /// Reports every policy whose name an earlier policy of the file already has; returns,
+  /// for each declaration, whether it is such a duplicate.
+  static func checkNames(
+    of declarations: [PolicyDeclarationSyntax], into diagnostics: inout [Diagnostic]
+  ) -> [Bool] {
+    var names = PolicyNameChecker()
+    let isDuplicate = declarations.map { names.isDuplicate($0.name) }
+    diagnostics += names.diagnostics
+    return isDuplicate
+  }
+}

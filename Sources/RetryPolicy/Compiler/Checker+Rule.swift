@@ -1,0 +1,327 @@
+// The checker at the level of one rule: a `retry` line's clauses, each checked where it
+// stands, then the rule as a whole. See `Checker.swift` for the policy level.
+
+extension PolicyChecker {
+  /// The texts of names, for a compiled rule.
+  static func texts(of names: [NameSyntax]) -> [String] {
+    var texts: [String] = []
+    texts.reserveCapacity(names.count)
+    for name in names { texts.append(name.text) }
+    return texts
+  }
+
+  // MARK: Rules
+
+  /// The delay clause of a rule, checked, before the count is attached.
+  enum DelayShape {
+    case immediate
+    case delayed(Duration)
+    case exponential(Duration, multiplier: Double)
+    case linear(Duration, increment: Duration)
+    case custom([Duration])
+
+    func behavior(maxCount: Int?) -> RepeatBehavior {
+      switch self {
+      case .immediate: .immediate(maxCount: maxCount)
+      case .delayed(let delay): .delayed(maxCount: maxCount, delay: delay)
+      case .exponential(let initial, let multiplier):
+        .exponential(maxCount: maxCount, initial: initial, multiplier: multiplier)
+      case .linear(let initial, let increment):
+        .linear(maxCount: maxCount, initial: initial, increment: increment)
+      case .custom(let delays): .customTimerDelayed(maxCount: maxCount, delays: delays)
+      }
+    }
+
+    /// The delay before the first retry, without jitter or cap.
+    var firstDelay: Duration {
+      switch self {
+      case .immediate: .zero
+      case .delayed(let delay): delay
+      case .exponential(let initial, _), .linear(let initial, _): initial
+      case .custom(let delays): delays.first ?? .zero
+      }
+    }
+
+    /// Whether every delay of the shape is zero.
+    var isAlwaysZero: Bool {
+      switch self {
+      case .immediate: true
+      case .delayed(let delay): delay == .zero
+      case .custom(let delays): delays.allSatisfy { $0 == .zero }
+      case .exponential, .linear: false  // their first delay is positive
+      }
+    }
+  }
+
+  /// What the checker knows of the rule being read: its count, and its first clause of each kind.
+  ///
+  /// Clauses are checked one at a time, as the parser reads them.
+  struct RuleState {
+    var head: RetryHeadSyntax?
+    var maxCount: Int?
+    var shape: DelayShape?
+    var jitter: Jitter?
+    var cap: Duration?
+    var onNames: [NameSyntax]?
+    var exceptNames: [NameSyntax]?
+    var hook: String?
+    /// The first delay clause's keyword and its range.
+    var delayClause: (keyword: String, range: SourceRange)?
+    var onRange: SourceRange?
+    var exceptRange: SourceRange?
+    var jitterRange: SourceRange?
+    /// The first `max`'s keyword range and its duration as written.
+    var maxClause: (range: SourceRange, text: String)?
+    var afterRange: SourceRange?
+    var honoringRange: SourceRange?
+    var retriesImmediately = true
+  }
+
+  /// Starts checking the rule that `head` begins.
+  mutating func beginRule(_ head: RetryHeadSyntax) {
+    ruleCount += 1
+    rule = RuleState(head: head)
+    isReadingRule = true
+    switch head.count {
+    case .times(let count?):
+      if count > PolicyLimits.largestCount {
+        report(.countTooLarge(count), at: head.countRange)
+      } else {
+        rule.maxCount = Swift.max(0, count)
+      }
+    case .times(nil):
+      isIncomplete = true
+    case .forever:
+      foreverCounts.append(head.countRange)
+    }
+  }
+
+  /// Checks the next clause of the rule being read.
+  mutating func checkRuleClause(_ clause: ClauseSyntax) {
+    // The rule's state is changed in place: it is large, and this runs for every clause.
+    switch clause.kind {
+    case .within, .timeout, .budget:
+      checkPolicyWide(clause)
+    case .on(let names):
+      checkErrorClasses(names)
+      if isFirst(clause, after: rule.onRange) {
+        rule.onRange = clause.keywordRange
+        rule.onNames = names
+      }
+    case .except(let names):
+      checkErrorClasses(names)
+      if isFirst(clause, after: rule.exceptRange) {
+        rule.exceptRange = clause.keywordRange
+        rule.exceptNames = names
+      }
+    case .immediately, .delay, .backoff, .delays:
+      let checked = checkDelayClause(clause)
+      let keyword = clause.keyword
+      if let first = rule.delayClause {
+        if first.keyword == keyword {
+          _ = isFirst(clause, after: first.range)
+        } else {
+          report(
+            .conflictingDelay(keyword, with: first.keyword), at: clause.keywordRange,
+            notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.range)])
+        }
+      } else {
+        rule.delayClause = (keyword, clause.keywordRange)
+        rule.shape = checked
+        if case .immediately = clause.kind {} else { rule.retriesImmediately = false }
+      }
+    case .jitter(let syntax):
+      let checked = checkJitter(syntax)
+      if isFirst(clause, after: rule.jitterRange) {
+        rule.jitterRange = clause.keywordRange
+        rule.jitter = checked
+      }
+    case .max(let literal):
+      let checked = checkDuration(literal, of: "max", mustBePositive: true)
+      if isFirst(clause, after: rule.maxClause?.range) {
+        rule.maxClause = (clause.keywordRange, literal.text)
+        rule.cap = checked
+      }
+    case .after(let name):
+      checkHook(name)
+      if isFirst(clause, after: rule.afterRange) {
+        rule.afterRange = clause.keywordRange
+        rule.hook = name.text
+      }
+    case .honoringRetryAfter:
+      if isFirst(clause, after: rule.honoringRange) { rule.honoringRange = clause.keywordRange }
+    }
+  }
+
+  /// Finishes the rule being read: the checks of the rule as a whole, then its compiled form.
+  ///
+  /// `isComplete` says whether its line parsed without an error (otherwise a clause may be
+  /// missing, and checks that rest on a clause's absence would mislead).
+  mutating func finishRule(isComplete: Bool) {
+    guard isReadingRule, let head = rule.head else { return }
+    isReadingRule = false
+    let state = rule
+    rule = RuleState()
+    var errorClasses: [String] = []
+    var excludedClasses: [String] = []
+    if let onNames = state.onNames { errorClasses = Self.texts(of: onNames) }
+    if let exceptNames = state.exceptNames {
+      excludedClasses = Self.texts(of: exceptNames)
+      if let included = state.onNames {
+        for name in exceptNames {
+          guard let first = included.first(where: { $0.text == name.text }) else { continue }
+          report(
+            .classInOnAndExcept(name.text), at: name.range,
+            notes: [Diagnostic(.firstGivenHere(name.text), at: first.range)])
+        }
+      }
+    }
+
+    // On a line with a syntax error the delay clause may be the broken one: saying that the
+    // rule has no delay would only mislead.
+    if let jitterRange = state.jitterRange, state.retriesImmediately, isComplete {
+      report(.jitterWithoutDelay, at: jitterRange)
+    }
+    if let maxClause = state.maxClause {
+      if (state.retriesImmediately && isComplete) || state.shape?.isAlwaysZero == true {
+        report(.capWithoutDelay, at: maxClause.range)
+      } else if let cap = state.cap, let first = state.shape?.firstDelay, cap < first {
+        report(
+          .capBelowFirstDelay(cap: maxClause.text, firstDelay: first.policyText),
+          at: maxClause.range)
+      }
+    }
+
+    if let catchAllLine {
+      report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
+    } else if state.exceptRange == nil, state.onRange == nil || errorClasses.contains("any") {
+      catchAllLine = head.range.start.line
+    }
+
+    // A missing value here was reported above (or by the parser): nothing to compile.
+    guard state.maxCount != nil || head.count == .forever else { return }
+    if state.delayClause != nil && state.shape == nil { return }
+    if state.jitterRange != nil && state.jitter == nil { return }
+    if state.maxClause != nil && state.cap == nil { return }
+    rules.append(
+      RetryRule(
+        behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
+        errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
+        maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil))
+  }
+
+  /// Checks `immediately`, `delay`, `backoff` or `delays`; nil when an argument is wrong.
+  mutating func checkDelayClause(_ clause: ClauseSyntax) -> DelayShape? {
+    switch clause.kind {
+    case .delay(let literal):
+      guard let delay = checkDuration(literal, of: "delay", mustBePositive: false) else {
+        return nil
+      }
+      if delay == .zero { report(.zeroDelay(literal.text), at: clause.keywordRange) }
+      return .delayed(delay)
+    case .backoff(let literal, let growth):
+      let initial = checkDuration(literal, of: "backoff", mustBePositive: true)
+      switch growth {
+      case nil:
+        return initial.map { .exponential($0, multiplier: 2) }
+      case .factor(let number)?:
+        let factor = checkFactor(number, initial: literal)
+        guard let initial, let factor else { return nil }
+        return .exponential(initial, multiplier: factor)
+      case .increment(let step)?:
+        let increment = checkDuration(step, of: "backoff", mustBePositive: false)
+        guard let initial, let increment else { return nil }
+        return .linear(initial, increment: increment)
+      }
+    case .delays(let literals):
+      var delays: [Duration] = []
+      delays.reserveCapacity(literals.count)
+      var isValid = !literals.isEmpty
+      if literals.isEmpty { isIncomplete = true }  // the parser reports the missing duration
+      for literal in literals {
+        if let delay = checkDuration(literal, of: "delays", mustBePositive: false) {
+          delays.append(delay)
+        } else {
+          isValid = false
+        }
+      }
+      return isValid ? .custom(delays) : nil
+    default:
+      return .immediate
+    }
+  }
+
+  /// Checks a duration against the limits; nil when it is wrong or was unreadable.
+  mutating func checkDuration(
+    _ literal: DurationLiteralSyntax, of keyword: String, mustBePositive: Bool
+  ) -> Duration? {
+    guard let duration = literal.duration else {
+      isIncomplete = true
+      return nil
+    }
+    if duration > PolicyLimits.longestDuration {
+      report(.durationTooLong(literal.text), at: literal.range)
+      return nil
+    }
+    if duration < .zero || (mustBePositive && duration == .zero) {
+      report(.zeroDuration(keyword), at: literal.range)
+      return nil
+    }
+    return duration
+  }
+
+  mutating func checkFactor(
+    _ number: NumberLiteralSyntax, initial: DurationLiteralSyntax
+  ) -> Double? {
+    guard let factor = number.value else {
+      isIncomplete = true
+      return nil
+    }
+    if factor < 1 {
+      report(.factorBelowOne(number.text), at: number.range)
+      return nil
+    }
+    guard factor <= PolicyLimits.largestFactor else {  // also NaN
+      report(.factorTooLarge(number.text), at: number.range)
+      return nil
+    }
+    if factor == 1 { report(.factorOfOne(initial: initial.text), at: number.range) }
+    return factor
+  }
+
+  mutating func checkJitter(_ syntax: JitterSyntax) -> Jitter? {
+    switch syntax.kind {
+    case .full: return .full
+    case .equal: return .equal
+    case .decorrelated: return .decorrelated
+    case .percent(let number):
+      guard let percent = number.value else {
+        isIncomplete = true
+        return nil
+      }
+      guard percent > 0, percent <= 100 else {
+        report(.jitterOutOfRange(number.text), at: number.range)
+        return nil
+      }
+      return .proportional(fraction: percent / 100)
+    }
+  }
+
+  // MARK: Names
+
+  mutating func checkErrorClasses(_ names: [NameSyntax]) {
+    guard let known = vocabulary.errorClasses else { return }
+    for name in names
+    where !known.contains(name.text) && !Vocabulary.builtInErrorClasses.contains(name.text) {
+      let candidates = Vocabulary.builtInErrorClasses.sorted() + known.sorted()
+      let suggestion = Suggestion.nearest(to: name.text, in: candidates)
+      report(.unknownErrorClass(name.text, suggestion: suggestion), at: name.range)
+    }
+  }
+
+  mutating func checkHook(_ name: NameSyntax) {
+    guard let known = vocabulary.hooks, !known.contains(name.text) else { return }
+    let suggestion = Suggestion.nearest(to: name.text, in: known.sorted())
+    report(.unknownHook(name.text, suggestion: suggestion), at: name.range)
+  }
+}

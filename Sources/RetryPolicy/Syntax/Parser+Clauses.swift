@@ -1,0 +1,341 @@
+// The parser's lines, rule heads, clauses and their arguments. See `Parser.swift` for the
+// parser's state and its entry points.
+
+extension PolicyParser {
+  // MARK: Lines
+
+  /// Parses one line, up to (not including) its end, handing it to the consumer; returns its
+  /// range, or nil when nothing could be recorded.
+  mutating func parseLine(isPolicyText: Bool) -> SourceRange? {
+    let start = token.range.start
+    let diagnosticsBefore = diagnosticCount
+    var head: RetryHeadSyntax?
+    var clauseCount = 0
+    // Once the line's start is diagnosed, a missing `retry` is not reported again.
+    var isStartDiagnosed = false
+    if token.keyword == .retry {
+      head = parseHead()
+    } else if !isAtClause {
+      reportUnexpected(atLineStart: true, isPolicyText: isPolicyText)
+      isStartDiagnosed = true
+      skipToClause()
+    }
+    consumer.pointee.beginLine(head: head)
+    while !isAtLineEnd {
+      guard token.kind == .word, let keyword = token.keyword, keyword.startsClause else {
+        reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)
+        skipToClause()
+        continue
+      }
+      if head == nil && !keyword.isPolicyWide && !isStartDiagnosed {
+        report(.expectedRetry(before: keyword.rawValue), at: token.range)
+        isStartDiagnosed = true
+      }
+      if parseClause(keyword) {
+        clauseCount += 1
+      } else {
+        skipToClause()
+      }
+    }
+    let range = SourceRange(start: start, end: previousEnd)
+    consumer.pointee.endLine(range: range, hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
+    if head == nil && clauseCount == 0 { return nil }
+    return range
+  }
+
+  /// Reports the current token where a clause (or a line) was expected.
+  mutating func reportUnexpected(atLineStart: Bool, isPolicyText: Bool) {
+    let expected =
+      atLineStart
+      ? "a rule such as 'retry 3' or a policy-wide clause such as 'within 1m'"
+      : "a clause such as 'on', 'backoff', 'jitter' or 'max'"
+    switch token.kind {
+    case .error:
+      return
+    case .word:
+      switch token.keyword {
+      case nil:
+        let suggestion = Suggestion.nearest(to: text, in: Keyword.clauseWords)
+        report(.unknownClause(text, suggestion: suggestion), at: token.range)
+      case .retry?:
+        report(
+          .unexpectedToken(text, expected: "a clause; each rule goes on a line of its own"),
+          at: token.range)
+      case .policy? where isPolicyText:
+        report(
+          .unexpectedToken(
+            text, expected: "a rule such as 'retry 3'; 'policy' declarations belong in a file"),
+          at: token.range)
+      default:
+        report(.unexpectedToken(text, expected: expected), at: token.range)
+      }
+    case .newline, .end:
+      return
+    default:
+      report(.unexpectedToken(text, expected: expected), at: token.range)
+    }
+  }
+
+  /// Parses `retry N` or `retry forever`, at `retry`.
+  mutating func parseHead() -> RetryHeadSyntax {
+    let start = token.range.start
+    let retryRange = token.range
+    advance()
+    var count = RetryHeadSyntax.Count.times(nil)
+    var countRange = retryRange
+    switch token.kind {
+    case .number where !token.hasFraction:
+      countRange = token.range
+      if let value = Literals.integer(lexer.slice(token.start, token.end)) {
+        count = .times(value)
+      } else {
+        report(.numberTooLarge(text), at: token.range)
+      }
+      advance()
+    case .word where token.keyword == .forever:
+      count = .forever
+      countRange = token.range
+      advance()
+    case .error:
+      break
+    default:
+      if isAtLineEnd || isAtClause {
+        report(.expectedCount(), at: token.range)
+      } else {
+        report(.expectedCount(found: text), at: token.range)
+        advance()
+        skipToClause()
+      }
+    }
+    return RetryHeadSyntax(
+      count: count, countRange: countRange, range: SourceRange(start: start, end: previousEnd))
+  }
+
+  // MARK: Clauses
+
+  /// Parses the clause that starts with `keyword`, at its keyword, and hands it to the
+  /// consumer; false after an error.
+  mutating func parseClause(_ keyword: Keyword) -> Bool {
+    let keywordRange = token.range
+    let word = keyword.rawValue
+    advance()
+    switch keyword {
+    case .on, .except:
+      guard let names = parseNames(after: word) else { return false }
+      return add(keyword == .on ? .on(names) : .except(names), keywordRange)
+    case .immediately:
+      return add(.immediately, keywordRange)
+    case .delay:
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.delay(duration), keywordRange)
+    case .max:
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.max(duration), keywordRange)
+    case .within:
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.within(duration), keywordRange)
+    case .timeout:
+      guard let duration = parseDuration(after: word) else { return false }
+      return add(.timeout(duration), keywordRange)
+    case .backoff:
+      guard let duration = parseDuration(after: word) else { return false }
+      var growth: BackoffGrowthSyntax?
+      if token.keyword == .x {
+        advance()
+        guard token.kind == .number else {
+          if token.kind != .error { report(.expectedFactor(), at: token.range) }
+          return false
+        }
+        growth = .factor(parseNumber())
+      } else if token.kind == .plus {
+        advance()
+        guard token.kind == .duration || token.kind == .number else {
+          if token.kind != .error { report(.expectedIncrement(), at: token.range) }
+          return false
+        }
+        guard let increment = parseDuration(after: "+") else { return false }
+        growth = .increment(increment)
+      }
+      return add(.backoff(duration, growth), keywordRange)
+    case .delays:
+      guard let first = parseDuration(after: word) else { return false }
+      var durations = [first]
+      while token.kind == .comma {
+        advance()
+        guard let next = parseDuration(after: ",") else { return false }
+        durations.append(next)
+      }
+      return add(.delays(durations), keywordRange)
+    case .jitter:
+      guard let jitter = parseJitter() else { return false }
+      return add(.jitter(jitter), keywordRange)
+    case .after:
+      guard
+        let name = parseName(
+          "a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
+      else { return false }
+      return add(.after(name), keywordRange)
+    case .honoring:
+      guard token.keyword == .retryAfter else {
+        if token.kind != .error { report(.expectedRetryAfter(), at: token.range) }
+        return false
+      }
+      advance()
+      return add(.honoringRetryAfter, keywordRange)
+    case .budget:
+      guard let percent = parsePercent(after: word) else { return false }
+      return add(.budget(percent), keywordRange)
+    case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
+      return false
+    }
+  }
+
+  /// Hands on a clause that ends with the last token read.
+  mutating func add(_ kind: __owned ClauseSyntax.Kind, _ keywordRange: SourceRange) -> Bool {
+    consumer.pointee.consume(
+      ClauseSyntax(
+        kind: kind, keywordRange: keywordRange,
+        range: SourceRange(start: keywordRange.start, end: previousEnd)))
+    return true
+  }
+
+  mutating func parseNames(after keyword: String) -> [NameSyntax]? {
+    guard
+      let first = parseName(
+        "an error class name", after: keyword, example: "serverError", acceptsTimeout: true)
+    else { return nil }
+    var names = [first]
+    while token.kind == .comma {
+      advance()
+      guard
+        let next = parseName(
+          "an error class name", after: ",", example: "serverError", acceptsTimeout: true)
+      else { return nil }
+      names.append(next)
+    }
+    return names
+  }
+
+  /// Parses a name; `timeout` is also the built-in error class of that name.
+  mutating func parseName(
+    _ kind: String, after keyword: String, example: String, acceptsTimeout: Bool
+  ) -> NameSyntax? {
+    switch token.kind {
+    case .word:
+      if token.isIdentifier || (acceptsTimeout && token.keyword == .timeout) {
+        let name = NameSyntax(text: text, range: token.range)
+        advance()
+        return name
+      }
+      if token.keyword != nil {
+        report(.keywordIsNotAName(text, after: keyword), at: token.range)
+      } else {
+        report(.invalidName(text), at: token.range)
+      }
+    case .error:
+      break
+    default:
+      report(.expectedName(kind, after: keyword, example: example), at: token.range)
+    }
+    return nil
+  }
+
+  mutating func parseJitter() -> JitterSyntax? {
+    let start = token.range.start
+    switch token.kind {
+    case .number:
+      guard let number = parsePercent(after: "jitter") else { return nil }
+      return JitterSyntax(
+        kind: .percent(number), range: SourceRange(start: start, end: previousEnd))
+    case .word:
+      let kind: JitterSyntax.Kind
+      switch token.keyword {
+      case .full?: kind = .full
+      case .equal?: kind = .equal
+      case .decorrelated?: kind = .decorrelated
+      default:
+        let suggestion = Suggestion.nearest(to: text, in: ["full", "equal", "decorrelated"])
+        report(.expectedJitter(suggestion: suggestion), at: token.range)
+        return nil
+      }
+      let range = token.range
+      advance()
+      return JitterSyntax(kind: kind, range: range)
+    case .error:
+      return nil
+    default:
+      report(.expectedJitter(suggestion: nil), at: token.range)
+      return nil
+    }
+  }
+
+  mutating func parsePercent(after keyword: String) -> NumberLiteralSyntax? {
+    switch token.kind {
+    case .number:
+      let number = parseNumber()
+      guard token.kind == .percent else {
+        report(
+          .missingPercentSign(number.text),
+          at: SourceRange(start: number.range.end, end: number.range.end))
+        return nil
+      }
+      advance()
+      return number
+    case .error:
+      return nil
+    default:
+      report(.expectedPercent(after: keyword), at: token.range)
+      return nil
+    }
+  }
+
+  // MARK: Literals
+
+  /// Reads the current number token, reporting a number too large for a `Double`.
+  mutating func parseNumber() -> NumberLiteralSyntax {
+    let literal = text
+    let value = Literals.double(lexer.slice(token.start, token.end))
+    if value == nil { report(.numberTooLarge(literal), at: token.range) }
+    let number = NumberLiteralSyntax(text: literal, value: value, range: token.range)
+    advance()
+    return number
+  }
+
+  /// Reads a duration where one is expected; nil (and a diagnostic) when there is none.
+  mutating func parseDuration(after keyword: String) -> DurationLiteralSyntax? {
+    switch token.kind {
+    case .duration:
+      guard let unit = DurationUnit(lexer.slice(token.unitStart, token.end)) else {
+        let unitText = lexer.text(token.unitStart, token.end)
+        // The number before the unit is ASCII: the unit's column follows from its offset.
+        var unitStart = token.range.start
+        unitStart.column += token.unitStart - token.start
+        unitStart.offset = token.unitStart
+        report(
+          .unknownUnit(
+            unitText,
+            suggestion: Literals.suggestion(
+              forUnit: unitText, digits: lexer.slice(token.start, token.unitStart))),
+          at: SourceRange(start: unitStart, end: token.range.end))
+        return nil
+      }
+      let duration = Literals.duration(
+        lexer.slice(token.start, token.unitStart), nanosecondsPerUnit: unit.nanoseconds)
+      // Too large to represent is also above the longest duration a policy takes.
+      if duration == nil { report(.durationTooLong(text), at: token.range) }
+      let literal = DurationLiteralSyntax(
+        number: lexer.text(token.start, token.unitStart), unit: unit, duration: duration,
+        range: token.range)
+      advance()
+      return literal
+    case .number:
+      report(.missingUnit(text), at: token.range)
+      return nil
+    case .error:
+      return nil
+    default:
+      report(.expectedDuration(after: keyword), at: token.range)
+      return nil
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import Testing
+
+@testable import RetryPolicy
+
+/// The one pipeline: `compile` is `analyze`, then a throw on errors; warnings reach the caller.
+@Suite("Analyze and compile pipeline")
+struct PipelineTests {
+  @Test("a policy file's warnings come back with its compiled policies")
+  func fileWarnings() throws {
+    let source = "policy ping = retry 3 delay 0s\npolicy fine = retry 2 delay 1s\n"
+    let file = try compile(policyFile: source)
+    #expect(file.policies.map(\.name) == ["ping", "fine"])
+    #expect(file.warnings.map(ExpectedDiagnostic.init) == [.init(.zeroDelay, 1, 23)])
+    #expect(file.warnings == analyze(policyFile: source).warnings)
+  }
+
+  @Test("analyze gives warnings beside errors, and compile's error carries both")
+  func warningsBesideErrors() {
+    let source = "retry 3 on a delay 0s\nretry 2 bakoff 1s"
+    let analysis = analyze(policy: source)
+    #expect(analysis.hasErrors)
+    #expect(analysis.warnings.map(\.id) == [.zeroDelay])
+    #expect(analysis.policies.isEmpty)
+    #expect {
+      try compile(policy: source)
+    } throws: { error in
+      (error as? PolicyCompileError)?.diagnostics == analysis.diagnostics
+    }
+  }
+
+  @Test("a warning-free policy has no warnings, and compiles to what analyze compiles")
+  func cleanPolicy() throws {
+    let text = "retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s"
+    let analysis = analyze(policy: text)
+    #expect(analysis.diagnostics.isEmpty)
+    #expect(analysis.warnings.isEmpty)
+    #expect(try [compile(policy: text)] == analysis.policies)
+  }
+
+  @Test("the documentation's examples say what analyze finds")
+  func documentedExamples() {
+    #expect(
+      analyze(policy: "retry 3 delay 0s").warnings.map(\.description) == [
+        "1:9: warning: 'delay 0s' waits no time; write 'immediately'"
+      ])
+    #expect(
+      analyze(policy: "retry 3 backoff 1s x1").warnings.first?.message
+        == "a factor of 1 keeps the delay constant; write 'delay 1s'")
+  }
+
+  @Test("keeping the syntax tree for the tools changes nothing else")
+  func keepingSyntax() {
+    let source = """
+      # comment
+      policy a = retry 3 delay 0s
+      policy a = retry 1
+      policy b {
+        retry 2 bakoff 1s
+      }
+      policy c = retry 1 backoff 1s
+      """
+    let plain = analyze(policyFile: source)
+    let kept = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
+    #expect(plain.diagnostics == kept.diagnostics)
+    #expect(plain.policies == kept.policies)
+    #expect(plain.syntax.policies.isEmpty)
+    #expect(kept.syntax.policies.map(\.name.text) == ["a", "a", "b", "c"])
+    #expect(kept.syntax.comments.map(\.text) == ["# comment"])
+  }
+
+  @Test("a syntax error belongs to the declaration being read, not to the next one")
+  func syntaxErrorsByDeclaration() {
+    let source = "policy a {\n  retry 3\npolicy b = retry 2 delay 1s\n"
+    let analysis = analyze(policyFile: source)
+    #expect(analysis.diagnostics.map(\.id) == [.unterminatedBlock])
+    #expect(analysis.policies.map(\.name) == ["b"])
+  }
+
+  @Test("a declaration with a syntax error and no rule reports only the syntax error")
+  func noRuleAfterSyntaxError() {
+    let analysis = analyze(policyFile: "policy a {\n  within 1m bakoff\n}\npolicy b = retry 1\n")
+    #expect(analysis.diagnostics.map(\.id) == [.unknownClause])
+    #expect(analysis.policies.map(\.name) == ["b"])
+  }
+}
