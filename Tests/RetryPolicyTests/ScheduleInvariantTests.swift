@@ -31,9 +31,9 @@ private struct RuleGenerator {
   mutating func multiplier() -> Double {
     switch Int.random(in: 0..<8, using: &random) {
     case 0: return 1
-    case 1: return PolicyLimits.largestFactor
+    case 1: return Double(PolicyLimits.largestFactor)
     case 2: return 1.0.nextUp
-    case 3: return Double.random(in: 1...PolicyLimits.largestFactor, using: &random)
+    case 3: return Double.random(in: 1...Double(PolicyLimits.largestFactor), using: &random)
     default: return Double.random(in: 1...4, using: &random)
     }
   }

@@ -259,7 +259,10 @@ extension PolicyChecker {
       isIncomplete = true
       return nil
     }
-    if duration > PolicyLimits.longestDuration {
+    let longest = PolicyLimits.longestDuration(in: literal.unit)
+    if duration > PolicyLimits.longestDuration
+      || Literals.order(of: literal.number, comparedWith: longest) == .above
+    {
       report(.durationTooLong(literal.text), at: literal.range)
       return nil
     }
@@ -277,15 +280,23 @@ extension PolicyChecker {
       isIncomplete = true
       return nil
     }
-    if factor < 1 {
+    // Compared as written: `x0.99999999999999999999` is below 1, though it rounds to 1.
+    let comparedWithSmallest = Literals.order(
+      of: number.text, comparedWith: PolicyLimits.smallestFactor)
+    if comparedWithSmallest == .below {
       report(.factorBelowOne(number.text), at: number.range)
       return nil
     }
-    guard factor <= PolicyLimits.largestFactor else {  // also NaN
+    guard
+      Literals.order(of: number.text, comparedWith: PolicyLimits.largestFactor) != .above,
+      factor.isFinite
+    else {
       report(.factorTooLarge(number.text), at: number.range)
       return nil
     }
-    if factor == 1 { report(.factorOfOne(initial: initial.text), at: number.range) }
+    if comparedWithSmallest == .equal {
+      report(.factorOfOne(initial: initial.text), at: number.range)
+    }
     return factor
   }
 
@@ -299,12 +310,18 @@ extension PolicyChecker {
         isIncomplete = true
         return nil
       }
-      guard percent > 0, percent <= 100 else {
+      guard Self.isPercentInRange(number.text) else {
         report(.jitterOutOfRange(number.text), at: number.range)
         return nil
       }
       return .proportional(fraction: percent / 100)
     }
+  }
+
+  /// Whether a percentage as written is above 0 and at most 100, compared exactly.
+  static func isPercentInRange(_ text: String) -> Bool {
+    Literals.order(of: text, comparedWith: 0) == .above
+      && Literals.order(of: text, comparedWith: PolicyLimits.largestPercent) != .above
   }
 
   // MARK: Names

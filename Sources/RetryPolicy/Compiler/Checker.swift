@@ -145,7 +145,7 @@ struct PolicyChecker {
     case .budget(let number):
       var checked: Double?
       if let percent = number.value {
-        if percent > 0, percent <= 100 {
+        if Self.isPercentInRange(number.text) {
           checked = percent / 100
         } else {
           report(.budgetOutOfRange(number.text), at: number.range)

@@ -47,7 +47,7 @@ extension DiagnosticMessage {
   static func factorTooLarge(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .factorTooLarge, .error,
-      "backoff factor \(excerpt(text)) is too large; the most is \(PolicyLimits.largestFactorText)"
+      "backoff factor \(excerpt(text)) is too large; the most is \(PolicyLimits.largestFactor)"
     )
   }
 

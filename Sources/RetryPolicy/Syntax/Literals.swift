@@ -98,6 +98,39 @@ enum Literals {
     return .nanoseconds(total)
   }
 
+  /// How a number as written compares with a whole number.
+  enum Order: Equatable {
+    case below, equal, above
+  }
+
+  /// How `text`, a number as written (digits, optionally a point and digits), compares with
+  /// `bound` (0 or more), exactly: `0.99999999999999999999` is below 1 and
+  /// `100.0000000000000001` above 100, which a `Double` would round to 1 and 100.
+  static func order(of text: String, comparedWith bound: Int) -> Order {
+    let zero = UInt8(ascii: "0")
+    let point = UInt8(ascii: ".")
+    var integer: [UInt8] = []
+    var hasFraction = false
+    var isFraction = false
+    for byte in text.utf8 {
+      if byte == point {
+        isFraction = true
+      } else if isFraction {
+        if byte != zero { hasFraction = true }
+      } else if byte != zero || !integer.isEmpty {
+        integer.append(byte)  // the integer part without its leading zeros
+      }
+    }
+    let bounding = bound > 0 ? Array(String(bound).utf8) : []
+    if integer.count != bounding.count {
+      return integer.count < bounding.count ? .below : .above
+    }
+    for (digit, boundDigit) in zip(integer, bounding) where digit != boundDigit {
+      return digit < boundDigit ? .below : .above
+    }
+    return hasFraction ? .above : .equal
+  }
+
   // MARK: Units
 
   /// What to suggest for a duration written with a unit the language does not have.
