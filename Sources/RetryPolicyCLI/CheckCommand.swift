@@ -30,7 +30,11 @@ enum CheckCommand: Subcommand {
       With '--format json' standard output is one JSON object for editors and CI:
       {"files": [...], "diagnostics": [{"file", "line", "column", "endLine", "endColumn",
       "severity", "id", "message", "notes": [...]}], "errors": N, "warnings": N,
-      "unreadable": [{"file", "message"}]}.
+      "omitted": N, "unreadable": [{"file", "message"}]}.
+
+      At most 100 errors and 100 warnings are shown for a file; then one note, at the first
+      left out, says how many more there are. "errors" and "warnings" count them all, and
+      "omitted" is how many of them "diagnostics" leaves out.
 
       A summary line goes to standard error in the text format.
 
@@ -72,8 +76,17 @@ enum CheckCommand: Subcommand {
     var name: String
     /// Its text.
     var source: String
-    /// Every diagnostic.
+    /// The diagnostics shown: the first 100 errors and 100 warnings, then a note.
     var diagnostics: [Diagnostic]
+    /// The errors found beyond those shown.
+    var omittedErrors = 0
+    /// The warnings found beyond those shown.
+    var omittedWarnings = 0
+
+    /// Every error found, shown or not.
+    var errorCount: Int { diagnostics.count { $0.severity == .error } + omittedErrors }
+    /// Every warning found, shown or not.
+    var warningCount: Int { diagnostics.count { $0.severity == .warning } + omittedWarnings }
   }
 
   static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
@@ -87,7 +100,10 @@ enum CheckCommand: Subcommand {
       case .success(let source):
         let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
         reports.append(
-          FileReport(name: file.name, source: source, diagnostics: analysis.diagnostics))
+          FileReport(
+            name: file.name, source: source, diagnostics: analysis.diagnostics,
+            omittedErrors: analysis.omittedErrorCount,
+            omittedWarnings: analysis.omittedWarningCount))
       case .failure(let error):
         unreadable.append(error)
       }
@@ -107,9 +123,7 @@ enum CheckCommand: Subcommand {
       output.writeError(summary(reports, unreadable: unreadable.count))
     }
     if !unreadable.isEmpty { return ExitStatus.usage }
-    let hasErrors = reports.contains { report in
-      report.diagnostics.contains { $0.severity == .error }
-    }
+    let hasErrors = reports.contains { $0.errorCount > 0 }
     return hasErrors ? ExitStatus.failure : ExitStatus.success
   }
 
@@ -126,9 +140,8 @@ enum CheckCommand: Subcommand {
 
   /// `checked 3 files: 2 errors, 1 warning`.
   static func summary(_ reports: [FileReport], unreadable: Int) -> String {
-    let all = reports.flatMap(\.diagnostics)
-    let errors = all.count { $0.severity == .error }
-    let warnings = all.count { $0.severity == .warning }
+    let errors = reports.reduce(0) { $0 + $1.errorCount }
+    let warnings = reports.reduce(0) { $0 + $1.warningCount }
     var text = "checked \(counted(reports.count, "file"))"
     if errors == 0, warnings == 0 {
       // Never "no problems" about a file that was not read.
@@ -158,12 +171,13 @@ enum CheckCommand: Subcommand {
     let diagnostics = reports.flatMap { report in
       report.diagnostics.map { jsonValue($0, file: report.name) }
     }
-    let all = reports.flatMap(\.diagnostics)
+    let omitted = reports.reduce(0) { $0 + $1.omittedErrors + $1.omittedWarnings }
     return .object([
       JSONMember("files", .array(reports.map { .string($0.name) })),
       JSONMember("diagnostics", .array(diagnostics)),
-      JSONMember("errors", .int(all.count { $0.severity == .error })),
-      JSONMember("warnings", .int(all.count { $0.severity == .warning })),
+      JSONMember("errors", .int(reports.reduce(0) { $0 + $1.errorCount })),
+      JSONMember("warnings", .int(reports.reduce(0) { $0 + $1.warningCount })),
+      JSONMember("omitted", .int(omitted)),
       JSONMember(
         "unreadable",
         .array(

@@ -70,6 +70,9 @@ private let catalogue: [CatalogueCase] = [
   // Notes.
   .init(id: .firstGivenHere, source: "policy p = retry 3 delay 1s max 1s max 2s", location: "1:29"),
   .init(id: .blockOpensHere, source: "policy p {\n retry 3", location: "1:10"),
+  .init(
+    id: .diagnosticsOmitted, source: "policy p = retry 3" + String(repeating: " @", count: 101),
+    location: "1:220"),
 ]
 
 @Suite("Diagnostic catalogue")
@@ -118,7 +121,7 @@ struct DiagnosticCatalogueTests {
     case .capBelowFirstDelay, .unreachableRule, .factorOfOne, .zeroDelay, .capWithoutDelay,
       .timeoutNotBelowDeadline:
       .warning
-    case .firstGivenHere, .blockOpensHere:
+    case .firstGivenHere, .blockOpensHere, .diagnosticsOmitted:
       .note
     default:
       .error

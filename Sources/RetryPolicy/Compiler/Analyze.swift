@@ -20,6 +20,11 @@ public struct PolicyAnalysis: Sendable {
   public var policies: [CompiledPolicy]
   /// The syntax tree, for the tools; empty unless asked for.
   package var syntax: SourceFileSyntax
+  /// The errors found beyond the first 100, which `diagnostics` leaves out (its last
+  /// diagnostic is then a `diagnostics-omitted` note that says how many).
+  public var omittedErrorCount = 0
+  /// The warnings found beyond the first 100, which `diagnostics` leaves out.
+  public var omittedWarningCount = 0
 
   /// Whether any diagnostic is an error.
   public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
@@ -79,9 +84,14 @@ package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingS
     // memory stays bounded by the largest declaration.
     (range, comments, syntaxDiagnostics) = Parser.parseFile(source, into: &checker)
   }
-  return PolicyAnalysis(
-    diagnostics: merged(syntaxDiagnostics, checker.diagnostics), policies: checker.policies,
+  let (diagnostics, omittedErrors, omittedWarnings) = merged(
+    syntaxDiagnostics, checker.diagnostics)
+  var analysis = PolicyAnalysis(
+    diagnostics: diagnostics, policies: checker.policies,
     syntax: SourceFileSyntax(policies: declarations, comments: comments, range: range))
+  analysis.omittedErrorCount = omittedErrors
+  analysis.omittedWarningCount = omittedWarnings
+  return analysis
 }
 
 /// ``analyze(policy:vocabulary:)``, keeping the syntax tree (one unnamed declaration) and its
@@ -89,21 +99,29 @@ package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingS
 package func analyze(policy source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
   -> PolicyAnalysis
 {
-  let (policy, diagnostics, range, lines, comments) = checkPolicy(
+  let (policy, checked, range, lines, comments) = checkPolicy(
     source, vocabulary: vocabulary, keepingSyntax: keepingSyntax)
+  let (diagnostics, omittedErrors, omittedWarnings) = checked
   let body = PolicyBodySyntax(lines: lines, range: range)
   let name = NameSyntax(text: "", range: range)
   let declaration = PolicyDeclarationSyntax(name: name, form: .block, body: body, range: range)
-  return PolicyAnalysis(
+  var analysis = PolicyAnalysis(
     diagnostics: diagnostics, policies: policy.map { [$0] } ?? [],
     syntax: SourceFileSyntax(policies: [declaration], comments: comments, range: range))
+  analysis.omittedErrorCount = omittedErrors
+  analysis.omittedWarningCount = omittedWarnings
+  return analysis
 }
 
 /// The pipeline for the text of one policy: the checker takes each line as the parser reads
-/// it; returns the compiled policy (nil on any error), every diagnostic in the order of the
-/// text, the body's range, and the tree's lines and comments when `keepingSyntax`.
+/// it; returns the compiled policy (nil on any error), the diagnostics in the order of the
+/// text (capped, with the counts left out), the body's range, and the tree's lines and
+/// comments when `keepingSyntax`.
 func checkPolicy(_ source: String, vocabulary: Vocabulary, keepingSyntax: Bool = false)
-  -> (CompiledPolicy?, [Diagnostic], SourceRange, [LineSyntax], [CommentSyntax])
+  -> (
+    CompiledPolicy?, (diagnostics: [Diagnostic], omittedErrors: Int, omittedWarnings: Int),
+    SourceRange, [LineSyntax], [CommentSyntax]
+  )
 {
   var checker = PolicyChecker(vocabulary: vocabulary)
   var lines: [LineSyntax] = []
@@ -125,10 +143,11 @@ func checkPolicy(_ source: String, vocabulary: Vocabulary, keepingSyntax: Bool =
   return (policy, merged(syntaxDiagnostics, checker.diagnostics), range, lines, comments)
 }
 
-/// The parser's diagnostics and the checker's together, in the order of the text.
+/// The parser's diagnostics and the checker's together, in the order of the text, capped at
+/// the first 100 errors and 100 warnings (``Diagnostic/capped(_:)``).
 private func merged(_ syntaxDiagnostics: [Diagnostic], _ checkerDiagnostics: [Diagnostic])
-  -> [Diagnostic]
+  -> (diagnostics: [Diagnostic], omittedErrors: Int, omittedWarnings: Int)
 {
-  if checkerDiagnostics.isEmpty { return syntaxDiagnostics }
-  return Diagnostic.sortedByPosition(syntaxDiagnostics + checkerDiagnostics)
+  if checkerDiagnostics.isEmpty { return Diagnostic.capped(syntaxDiagnostics) }
+  return Diagnostic.capped(Diagnostic.sortedByPosition(syntaxDiagnostics + checkerDiagnostics))
 }

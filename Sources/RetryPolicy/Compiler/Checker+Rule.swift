@@ -168,11 +168,15 @@ extension PolicyChecker {
     if let exceptNames = state.exceptNames {
       excludedClasses = Self.texts(of: exceptNames)
       if let included = state.onNames {
+        // Where each class of `on` is first given: one pass over each list, however long.
+        var firsts: [String: SourceRange] = [:]
+        firsts.reserveCapacity(included.count)
+        for name in included where firsts[name.text] == nil { firsts[name.text] = name.range }
         for name in exceptNames {
-          guard let first = included.first(where: { $0.text == name.text }) else { continue }
+          guard let first = firsts[name.text] else { continue }
           report(
             .classInOnAndExcept(name.text), at: name.range,
-            notes: [Diagnostic(.firstGivenHere(name.text), at: first.range)])
+            notes: [Diagnostic(.firstGivenHere(name.text), at: first)])
         }
       }
     }
@@ -328,10 +332,12 @@ extension PolicyChecker {
 
   mutating func checkErrorClasses(_ names: [NameSyntax]) {
     guard let known = vocabulary.errorClasses else { return }
+    var candidates: [String]?  // sorted once per list, and only when a name is unknown
     for name in names
     where !known.contains(name.text) && !Vocabulary.builtInErrorClasses.contains(name.text) {
-      let candidates = Vocabulary.builtInErrorClasses.sorted() + known.sorted()
-      let suggestion = Suggestion.nearest(to: name.text, in: candidates)
+      let sorted = candidates ?? Vocabulary.builtInErrorClasses.sorted() + known.sorted()
+      candidates = sorted
+      let suggestion = Suggestion.nearest(to: name.text, in: sorted)
       report(.unknownErrorClass(name.text, suggestion: suggestion), at: name.range)
     }
   }

@@ -13,7 +13,7 @@ import Foundation
 public func compile(policy source: String, vocabulary: Vocabulary = .open) throws -> CompiledPolicy
 {
   // `analyze(policy:)` without the array it returns the policy in.
-  let (policy, diagnostics, _, _, _) = checkPolicy(source, vocabulary: vocabulary)
+  let (policy, (diagnostics, _, _), _, _, _) = checkPolicy(source, vocabulary: vocabulary)
   if let policy { return policy }
   throw PolicyCompileError(diagnostics: diagnostics, sourceName: "<policy>")
 }

@@ -1,4 +1,4 @@
-// The order diagnostics are shown in, shared by every stage that reports.
+// The order diagnostics are shown in, shared by every stage that reports, and how many.
 
 extension Diagnostic {
   /// The diagnostics in the order of the text; diagnostics at one place keep their order.
@@ -15,5 +15,43 @@ extension Diagnostic {
       let (left, right) = (lhs.element.range.start.offset, rhs.element.range.start.offset)
       return left != right ? left < right : lhs.offset < rhs.offset
     }.map(\.element)
+  }
+}
+
+extension Diagnostic {
+  /// The most errors, and the most warnings, kept for one text: past them, only a count.
+  package static let shownLimit = 100
+
+  /// The first ``shownLimit`` errors and the first ``shownLimit`` warnings of `diagnostics`
+  /// (each with its notes), then, when any were left out, one `diagnostics-omitted` note at
+  /// the first left out, saying how many; and the counts left out.
+  static func capped(_ diagnostics: [Diagnostic]) -> (
+    diagnostics: [Diagnostic], omittedErrors: Int, omittedWarnings: Int
+  ) {
+    guard diagnostics.count > shownLimit else { return (diagnostics, 0, 0) }
+    var kept: [Diagnostic] = []
+    kept.reserveCapacity(2 * shownLimit + 1)
+    // Shown and left out, for errors (index 0) and warnings (index 1).
+    var shown = [0, 0]
+    var omitted = [0, 0]
+    var firstOmitted: SourceRange?
+    for diagnostic in diagnostics {
+      let index = diagnostic.severity == .error ? 0 : 1
+      if diagnostic.severity == .note || shown[index] < shownLimit {
+        if diagnostic.severity != .note { shown[index] += 1 }
+        kept.append(diagnostic)
+      } else {
+        omitted[index] += 1
+        firstOmitted = firstOmitted ?? diagnostic.range
+      }
+    }
+    let (omittedErrors, omittedWarnings) = (omitted[0], omitted[1])
+    if let firstOmitted {
+      kept.append(
+        Diagnostic(
+          .diagnosticsOmitted(errors: omittedErrors, warnings: omittedWarnings),
+          at: firstOmitted))
+    }
+    return (kept, omittedErrors, omittedWarnings)
   }
 }

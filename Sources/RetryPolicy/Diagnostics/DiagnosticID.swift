@@ -105,6 +105,8 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   case firstGivenHere = "first-given-here"
   /// Where a block opens.
   case blockOpensHere = "block-opens-here"
+  /// How many errors and warnings a text has beyond those shown (the first 100 of each).
+  case diagnosticsOmitted = "diagnostics-omitted"
 }
 
 /// A message of the catalogue: its identifier, its severity and its text.

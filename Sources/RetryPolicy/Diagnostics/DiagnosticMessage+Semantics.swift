@@ -166,4 +166,19 @@ extension DiagnosticMessage {
   static func firstGivenHere(_ what: String) -> DiagnosticMessage {
     DiagnosticMessage(.firstGivenHere, .note, "'\(excerpt(what))' first given here")
   }
+
+  /// `diagnostics-omitted`: the note after the first 100 errors and warnings of a text.
+  static func diagnosticsOmitted(errors: Int, warnings: Int) -> DiagnosticMessage {
+    func counted(_ count: Int, _ noun: String) -> String {
+      "\(count) more \(noun)\(count == 1 ? "" : "s")"
+    }
+    var parts: [String] = []
+    if errors > 0 { parts.append(counted(errors, "error")) }
+    if warnings > 0 { parts.append(counted(warnings, "warning")) }
+    return DiagnosticMessage(
+      .diagnosticsOmitted, .note,
+      parts.joined(separator: " and ")
+        + " not shown, the first of them here; only the first \(Diagnostic.shownLimit) "
+        + "errors and \(Diagnostic.shownLimit) warnings are")
+  }
 }

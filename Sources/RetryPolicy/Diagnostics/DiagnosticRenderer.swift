@@ -6,39 +6,65 @@
 ///
 /// Color (ANSI escapes) is used only when asked for; callers decide from the terminal and
 /// `NO_COLOR`.
+///
+/// Each diagnostic costs time in proportion to the stretch of its line that is shown (at most
+/// ``maximumShownColumns`` characters), found from the diagnostic's byte offset: never the
+/// whole line, so many diagnostics on one long line render in linear time. In the shown line
+/// a tab is a space, bytes that are not UTF-8 are U+FFFD, invisible and direction-changing
+/// characters are written `<U+202E>`, and the marker lands under the right cell after wide
+/// (CJK, emoji) and combining characters.
 public struct DiagnosticRenderer: Sendable {
   /// The name the text is reported under: a file path, or `<policy>`.
   public var sourceName: String
   /// Whether to color severities and the marker with ANSI escapes.
   public var usesColor: Bool
-  private let lines: [Substring]
+  private let bytes: [UInt8]
 
   /// The widest stretch of a source line shown; longer lines are cut around the column.
   static let maximumShownColumns = 120
 
   /// Creates a renderer for the diagnostics of one text.
   public init(source: String, sourceName: String, usesColor: Bool = false) {
+    self.init(bytes: Array(source.utf8), sourceName: sourceName, usesColor: usesColor)
+  }
+
+  /// Creates a renderer for the diagnostics of a text read as bytes, as
+  /// ``analyze(policyFile:vocabulary:)-([UInt8],_)`` reads them.
+  public init(bytes: [UInt8], sourceName: String, usesColor: Bool = false) {
     self.sourceName = sourceName
     self.usesColor = usesColor
-    self.lines = source.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+    self.bytes = bytes
   }
 
   /// The diagnostic, its source line and marker, then its notes the same way.
   public func render(_ diagnostic: Diagnostic) -> String {
     var output = ""
-    append(diagnostic, to: &output)
-    for note in diagnostic.notes {
-      append(note, to: &output)
+    bytes.withUnsafeBufferPointer { text in
+      append(diagnostic, of: text, to: &output)
+      for note in diagnostic.notes {
+        append(note, of: text, to: &output)
+      }
     }
     return output
   }
 
   /// Every diagnostic rendered, in order.
   public func render(_ diagnostics: [Diagnostic]) -> String {
-    diagnostics.map(render).joined()
+    var output = ""
+    bytes.withUnsafeBufferPointer { text in
+      for diagnostic in diagnostics {
+        append(diagnostic, of: text, to: &output)
+        for note in diagnostic.notes {
+          append(note, of: text, to: &output)
+        }
+      }
+    }
+    return output
   }
 
-  private func append(_ diagnostic: Diagnostic, to output: inout String) {
+  private func append(
+    _ diagnostic: Diagnostic, of text: UnsafeBufferPointer<UInt8>, to output: inout String
+  ) {
     let severity = diagnostic.severity.rawValue
     let label =
       usesColor ? color(for: diagnostic.severity) + severity + ":\u{1B}[0m" : severity + ":"
@@ -46,42 +72,80 @@ public struct DiagnosticRenderer: Sendable {
     let head = usesColor ? "\u{1B}[1m\(location)\u{1B}[0m" : location
     let message = usesColor ? "\u{1B}[1m\(diagnostic.message)\u{1B}[0m" : diagnostic.message
     output += "\(head) \(label) \(message)\n"
-    guard diagnostic.line >= 1, diagnostic.line <= lines.count else { return }
-    let (shown, markerColumn) = window(
-      of: lines[diagnostic.line - 1], around: diagnostic.column)
+    let offset = diagnostic.range.start.offset
+    guard diagnostic.line >= 1, offset >= 0, offset <= text.count else { return }
+    let (shown, markerCells) = Self.window(of: text, at: offset)
     output += shown + "\n"
     let marker = usesColor ? "\u{1B}[1;32m^\u{1B}[0m" : "^"
-    output += String(repeating: " ", count: max(0, markerColumn - 1)) + marker + "\n"
+    output += String(repeating: " ", count: markerCells) + marker + "\n"
   }
 
-  /// The part of a line to show, with tabs turned into spaces, and the marker's column in it.
-  private func window(of line: Substring, around column: Int) -> (String, Int) {
-    let scalars = Array(line.unicodeScalars)
-    let limit = Self.maximumShownColumns
-    var start = 0
-    var prefix = ""
-    if scalars.count > limit, column > limit / 2 {
-      start = min(column - 1 - limit / 2, max(0, scalars.count - limit))
-      prefix = "…"
+  /// The part of the line around byte `offset` to show, and the cells before the marker.
+  ///
+  /// At most `maximumShownColumns` characters: half of them before the marker when the line
+  /// goes on long enough after it, more before when it ends sooner.
+  static func window(of text: UnsafeBufferPointer<UInt8>, at offset: Int) -> (String, Int) {
+    let limit = maximumShownColumns
+    // Characters after the marker, up to the limit or the line's end.
+    var end = offset
+    var after = 0
+    while end < text.count, after < limit, !isLineEnd(text, at: end) {
+      end += SourceCharacters.decode(text, at: end).length
+      after += 1
     }
-    let end = min(scalars.count, start + limit)
-    var text = prefix
-    var markerColumn = prefix.isEmpty ? 1 : 2
-    for index in start..<end {
-      let scalar = scalars[index]
-      let shown: String
-      if scalar == "\t" {
-        shown = " "
-      } else if scalar.value < 0x20 || scalar.value == 0x7F {
-        shown = "?"
-      } else {
-        shown = String(scalar)
+    // Characters before it, back to the line's start or as many as are left to show.
+    var start = offset
+    var before = 0
+    let lineStart = SourceCharacters.hasByteOrderMark(text) ? 3 : 0
+    while start > lineStart, before < max(limit / 2, limit - after), text[start - 1] != 0x0A {
+      start -= 1
+      // Back to the first byte of the character (at most three continuation bytes).
+      var back = 0
+      while start > lineStart, back < 3, text[start] & 0xC0 == 0x80 {
+        start -= 1
+        back += 1
       }
-      if index < column - 1 { markerColumn += 1 }
-      text += shown
+      // Ill-formed bytes read as several characters: step back one byte at a time.
+      if SourceCharacters.decode(text, at: start).length != back + 1 { start += back }
+      before += 1
     }
-    if end < scalars.count { text += "…" }
-    return (text, markerColumn)
+    let isCutBefore = start > lineStart && text[start - 1] != 0x0A
+    if before + after > limit {
+      // Shorten the tail so the line stays at the limit.
+      end = offset
+      for _ in 0..<(limit - before) where end < text.count {
+        end += SourceCharacters.decode(text, at: end).length
+      }
+    }
+    var shown = isCutBefore ? "…" : ""
+    var markerCells = isCutBefore ? 1 : 0
+    var index = start
+    while index < end {
+      let (scalar, length) = SourceCharacters.decode(text, at: index)
+      let piece = Self.shown(scalar)
+      if index < offset { markerCells += piece.cells }
+      shown += piece.text
+      index += length
+    }
+    if end < text.count, !isLineEnd(text, at: end) { shown += "…" }
+    return (shown, markerCells)
+  }
+
+  /// Whether a line ends at `index`: LF, or CR LF.
+  private static func isLineEnd(_ text: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+    text[index] == 0x0A
+      || (text[index] == 0x0D && index + 1 < text.count && text[index + 1] == 0x0A)
+  }
+
+  /// How a character of the source line is shown, and the cells it takes.
+  private static func shown(_ scalar: Unicode.Scalar?) -> (text: String, cells: Int) {
+    guard let scalar else { return ("\u{FFFD}", 1) }
+    if scalar == "\t" { return (" ", 1) }
+    if SourceCharacters.invisibleName(of: scalar) != nil {
+      let text = "<\(SourceCharacters.codePoint(scalar))>"
+      return (text, text.utf8.count)
+    }
+    return (String(scalar), SourceCharacters.cellWidth(scalar))
   }
 
   private func color(for severity: Diagnostic.Severity) -> String {

@@ -16,6 +16,7 @@ enum BenchmarkCommand {
     CompileScenario.scenario,
     PolicyFileScenario.scenario,
     ConcurrentWaitsScenario.scenario,
+    HostileInputScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
