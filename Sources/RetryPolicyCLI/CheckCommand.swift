@@ -74,8 +74,8 @@ enum CheckCommand: Subcommand {
   struct FileReport {
     /// The file's path as shown (or `<stdin>`).
     var name: String
-    /// Its text.
-    var source: String
+    /// Its bytes, as read.
+    var source: [UInt8]
     /// The diagnostics shown: the first 100 errors and 100 warnings, then a note.
     var diagnostics: [Diagnostic]
     /// The errors found beyond those shown.
@@ -96,8 +96,10 @@ enum CheckCommand: Subcommand {
     var unreadable = expansion.errors
     var reports: [FileReport] = []
     for file in expansion.files {
-      switch PolicyInput.read(file, context: context) {
-      case .success(let source):
+      switch PolicyInput.readBytes(file, context: context) {
+      case .success(let data):
+        // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
+        let source = [UInt8](data)
         let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
         reports.append(
           FileReport(
@@ -117,7 +119,7 @@ enum CheckCommand: Subcommand {
     } else {
       for report in reports where !report.diagnostics.isEmpty {
         let renderer = DiagnosticRenderer(
-          source: report.source, sourceName: report.name, usesColor: output.outputUsesColor)
+          bytes: report.source, sourceName: report.name, usesColor: output.outputUsesColor)
         output.write(renderer.render(report.diagnostics))
       }
       output.writeError(summary(reports, unreadable: unreadable.count))

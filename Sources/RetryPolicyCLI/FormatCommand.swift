@@ -57,9 +57,19 @@ enum FormatCommand: Subcommand {
 
   /// Formats a policy file's text, verifying that the result means the same.
   static func format(_ source: String) -> Outcome {
-    let before = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
+    format(bytes: Array(source.utf8))
+  }
+
+  /// Formats a policy file's bytes, verifying that the result means the same.
+  ///
+  /// Bytes that are not UTF-8 are errors (the file is refused, never rewritten with U+FFFD);
+  /// a UTF-8 byte order mark at the start is kept.
+  static func format(bytes: [UInt8]) -> Outcome {
+    let before = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
     if before.hasErrors { return .invalid(before.diagnostics) }
-    let formatted = CanonicalPrinter.print(before.syntax)
+    let source = String(decoding: bytes, as: UTF8.self)
+    let hasByteOrderMark = bytes.starts(with: [0xEF, 0xBB, 0xBF])
+    let formatted = (hasByteOrderMark ? "\u{FEFF}" : "") + CanonicalPrinter.print(before.syntax)
     if formatted == source { return .formatted(source) }
     let after = analyze(policyFile: formatted, vocabulary: .open, keepingSyntax: true)
     if after.hasErrors {
@@ -103,9 +113,10 @@ enum FormatCommand: Subcommand {
         continue
       }
       let source = String(decoding: bytes, as: UTF8.self)
-      switch format(source) {
+      switch format(bytes: [UInt8](bytes)) {
       case .invalid(let diagnostics):
-        PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
+        PolicyInput.printDiagnostics(
+          diagnostics, bytes: [UInt8](bytes), name: name, context: context)
         output.error("'\(name)' has errors; not formatted")
         failed = true
       case .changesMeaning(let reason):

@@ -357,6 +357,16 @@ enum PolicyInput {
       source: source, sourceName: name, usesColor: context.output.errorUsesColor)
     context.output.writeError(renderer.render(diagnostics))
   }
+
+  /// Renders diagnostics about a text read as bytes (which may not be UTF-8) to standard error.
+  static func printDiagnostics(
+    _ diagnostics: [Diagnostic], bytes: [UInt8], name: String, context: CommandContext
+  ) {
+    guard !diagnostics.isEmpty else { return }
+    let renderer = DiagnosticRenderer(
+      bytes: bytes, sourceName: name, usesColor: context.output.errorUsesColor)
+    context.output.writeError(renderer.render(diagnostics))
+  }
 }
 
 extension String {

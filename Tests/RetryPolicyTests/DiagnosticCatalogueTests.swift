@@ -8,6 +8,8 @@ private struct CatalogueCase: CustomTestStringConvertible, Sendable {
   var source: String
   var location: String
   var vocabulary: Vocabulary = .open
+  /// The input as bytes, when a string cannot hold it (bytes that are not UTF-8).
+  var bytes: [UInt8]? = nil
 
   var testDescription: String { id.rawValue }
 }
@@ -15,7 +17,9 @@ private struct CatalogueCase: CustomTestStringConvertible, Sendable {
 private let catalogue: [CatalogueCase] = [
   // Lexical and syntax errors.
   .init(id: .unexpectedCharacter, source: "policy p = retry 3 @", location: "1:20"),
-  .init(id: .invalidUTF8, source: "policy p = retry 3 \u{FFFD}", location: "1:20"),
+  .init(
+    id: .invalidUTF8, source: "", location: "1:20",
+    bytes: Array("policy p = retry 3 ".utf8) + [0xC0, 0xAF]),
   .init(id: .malformedNumber, source: "policy p = retry 3 delay 1.s", location: "1:26"),
   .init(id: .numberTooLarge, source: "policy p = retry 99999999999999999999999", location: "1:18"),
   .init(id: .unknownUnit, source: "policy p = retry 3 delay 2d", location: "1:27"),
@@ -86,7 +90,9 @@ struct DiagnosticCatalogueTests {
 
   @Test("each message is reported for its input, at its line and column", arguments: catalogue)
   private func reported(_ entry: CatalogueCase) {
-    let analysis = analyze(policyFile: entry.source, vocabulary: entry.vocabulary)
+    let analysis =
+      entry.bytes.map { analyze(policyFile: $0, vocabulary: entry.vocabulary) }
+      ?? analyze(policyFile: entry.source, vocabulary: entry.vocabulary)
     let all = analysis.diagnostics + analysis.diagnostics.flatMap(\.notes)
     let found = all.filter { $0.id == entry.id }
     #expect(
@@ -99,7 +105,9 @@ struct DiagnosticCatalogueTests {
 
   @Test("messages are lowercase phrases without a final period", arguments: catalogue)
   private func style(_ entry: CatalogueCase) {
-    let analysis = analyze(policyFile: entry.source, vocabulary: entry.vocabulary)
+    let analysis =
+      entry.bytes.map { analyze(policyFile: $0, vocabulary: entry.vocabulary) }
+      ?? analyze(policyFile: entry.source, vocabulary: entry.vocabulary)
     for diagnostic in analysis.diagnostics + analysis.diagnostics.flatMap(\.notes) {
       let message = diagnostic.message
       #expect(!message.isEmpty)

@@ -101,12 +101,16 @@ struct LexerTests {
     #expect(tokens[3].token.isIdentifier == false)
   }
 
-  @Test("CR LF ends a line like LF, and a lone CR is a blank")
+  @Test("CR LF ends a line like LF, and a lone CR is an error, not a blank")
   func lineEnds() throws {
-    let tokens = lex("retry 3\r\ndelay 1s\rmax 2s").tokens
-    #expect(tokens.map(\.kind) == [.word, .number, .newline, .word, .duration, .word, .duration])
+    let result = lex("retry 3\r\ndelay 1s\rmax 2s")
+    let tokens = result.tokens
+    #expect(
+      tokens.map(\.kind) == [.word, .number, .newline, .word, .duration, .error, .word, .duration])
     let max = try #require(tokens.first { $0.text == "max" })
     #expect(max.token.range.start.description == "2:10")
+    #expect(result.diagnostics.map(\.range.start.description) == ["2:9"])
+    #expect(result.diagnostics.first?.message.hasPrefix("unexpected character U+000D") == true)
   }
 
   @Test("a NUL byte is an unexpected character shown as its code point")
@@ -115,17 +119,18 @@ struct LexerTests {
     #expect(result.tokens.map(\.kind) == [.word, .error, .number])
     #expect(result.diagnostics.count == 1)
     #expect(result.diagnostics.first?.id == .unexpectedCharacter)
-    #expect(result.diagnostics.first?.message == "unexpected character U+0000")
+    #expect(
+      result.diagnostics.first?.message
+        == "unexpected character U+0000 (null); it cannot be seen, remove it or write a space")
     #expect(result.diagnostics.first?.range.start.description == "1:6")
   }
 
-  @Test("U+FFFD, what invalid UTF-8 becomes, is reported as invalid UTF-8")
+  @Test("U+FFFD in a string is an ordinary character: unexpected between tokens")
   func replacementCharacter() {
     let invalid = String(decoding: [0x72, 0x20, 0xFF, 0xFE, 0x20, 0x33], as: UTF8.self)
     let result = lex(invalid)
-    #expect(result.diagnostics.map(\.id) == [.invalidUTF8])
-    #expect(
-      result.diagnostics.first?.message == "invalid UTF-8 in policy text; save the file as UTF-8")
+    #expect(result.diagnostics.map(\.id) == [.unexpectedCharacter])
+    #expect(result.diagnostics.first?.message == "unexpected character '\u{FFFD}' (U+FFFD)")
     #expect(result.diagnostics.first?.range.start.description == "1:3")
     #expect(result.tokens.last?.kind == .number)
   }

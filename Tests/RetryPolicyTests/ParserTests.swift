@@ -131,7 +131,7 @@ struct ParserTests {
       ("", "empty-policy@1:1"),
       ("# nothing\n\n", "empty-policy@1:1"),
       ("retry 3 \u{0}", "unexpected-character@1:9"),
-      ("retry 3 \u{FFFD}", "invalid-utf8@1:9"),
+      ("retry 3 \u{FFFD}", "unexpected-character@1:9"),
       ("retry 3 delay 1.", "malformed-number@1:15"),
       ("retry 99999999999999999999 delay 1s", "number-too-large@1:7"),
       ("retry 3 delay 9999999999999h", "duration-too-long@1:15"),
@@ -344,8 +344,13 @@ struct ParserTests {
     let bytes: [UInt8] = Array("retry 3 \0 delay 1s\n".utf8) + [0xFF] + Array(" max 2s".utf8)
     let source = String(decoding: bytes, as: UTF8.self)
     let (body, _, diagnostics) = Parser.parsePolicy(source)
-    #expect(summary(diagnostics) == ["unexpected-character@1:9", "invalid-utf8@2:1"])
+    // In a string, the byte is already U+FFFD: an ordinary character, unexpected here.
+    #expect(summary(diagnostics) == ["unexpected-character@1:9", "unexpected-character@2:1"])
     #expect(body.lines.first?.clauses.map(\.keyword) == ["delay"])
+    // Read as bytes, it is invalid UTF-8.
+    let file = Array("policy p {\n".utf8) + bytes + Array("\n}\n".utf8)
+    let analysis = analyze(policyFile: file)
+    #expect(summary(analysis.diagnostics) == ["unexpected-character@2:9", "invalid-utf8@3:1"])
   }
 }
 

@@ -61,9 +61,54 @@ public func analyze(policy source: String, vocabulary: Vocabulary = .open) -> Po
   analyze(policy: source, vocabulary: vocabulary, keepingSyntax: false)
 }
 
+/// Parses, checks and compiles a policy file given as its bytes, as read from the disk.
+///
+/// The same as ``analyze(policyFile:vocabulary:)-(String,_)``, and bytes that are not UTF-8
+/// (anywhere, comments included) are `invalid-utf8` errors at their line and column, where a
+/// `String` would have turned them into U+FFFD unseen. A UTF-8 byte order mark at the start
+/// is skipped. Render the diagnostics with ``DiagnosticRenderer/init(bytes:sourceName:usesColor:)``.
+///
+///     let analysis = analyze(policyFile: Array(try Data(contentsOf: url)))
+public func analyze(policyFile bytes: [UInt8], vocabulary: Vocabulary = .open) -> PolicyAnalysis {
+  analyze(policyFile: bytes, vocabulary: vocabulary, keepingSyntax: false)
+}
+
+/// ``analyze(policyFile:vocabulary:)-([UInt8],_)``, keeping the syntax tree and its comments
+/// for the tools when `keepingSyntax` is true.
+package func analyze(policyFile bytes: [UInt8], vocabulary: Vocabulary, keepingSyntax: Bool)
+  -> PolicyAnalysis
+{
+  bytes.withUnsafeBufferPointer { buffer in
+    analyze(policyFile: .bytes(buffer), vocabulary: vocabulary, keepingSyntax: keepingSyntax)
+  }
+}
+
 /// ``analyze(policyFile:vocabulary:)``, keeping the syntax tree and its comments for the tools
 /// when `keepingSyntax` is true.
 package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingSyntax: Bool)
+  -> PolicyAnalysis
+{
+  analyze(policyFile: .text(source), vocabulary: vocabulary, keepingSyntax: keepingSyntax)
+}
+
+/// A policy file's text: a string, or bytes that may not be UTF-8.
+private enum FileText {
+  case text(String)
+  case bytes(UnsafeBufferPointer<UInt8>)
+
+  func parse<Consumer: DeclarationConsumer>(keepsComments: Bool, into consumer: inout Consumer)
+    -> (SourceRange, [CommentSyntax], [Diagnostic])
+  {
+    switch self {
+    case .text(let source):
+      Parser.parseFile(source, keepsComments: keepsComments, into: &consumer)
+    case .bytes(let bytes):
+      Parser.parseFile(bytes: bytes, keepsComments: keepsComments, into: &consumer)
+    }
+  }
+}
+
+private func analyze(policyFile source: FileText, vocabulary: Vocabulary, keepingSyntax: Bool)
   -> PolicyAnalysis
 {
   var checker = FileChecker(vocabulary: vocabulary)
@@ -75,14 +120,13 @@ package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingS
     // The tree first, then the checker over its declarations: the same checks in the same
     // order.
     var collector = LineCollector()
-    (range, comments, syntaxDiagnostics) = Parser.parseFile(
-      source, keepsComments: true, into: &collector)
+    (range, comments, syntaxDiagnostics) = source.parse(keepsComments: true, into: &collector)
     declarations = collector.takeDeclarations()
     for declaration in declarations { checker.check(declaration) }
   } else {
     // Each declaration is checked and compiled as the parser reads it, and no tree is built:
     // memory stays bounded by the largest declaration.
-    (range, comments, syntaxDiagnostics) = Parser.parseFile(source, into: &checker)
+    (range, comments, syntaxDiagnostics) = source.parse(keepsComments: false, into: &checker)
   }
   let (diagnostics, omittedErrors, omittedWarnings) = merged(
     syntaxDiagnostics, checker.diagnostics)

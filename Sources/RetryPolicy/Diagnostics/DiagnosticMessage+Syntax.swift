@@ -4,20 +4,29 @@ extension DiagnosticMessage {
   /// The longest piece of policy text quoted in a message; longer text is cut with `…`.
   static let maximumQuotedLength = 40
 
-  /// Text quoted in a message, cut when it is long.
+  /// Text quoted in a message, cut when it is long, with its invisible and direction-changing
+  /// characters written `<U+202E>` so that the message shows every character and reads in
+  /// order.
   static func excerpt(_ text: String) -> String {
-    guard text.unicodeScalars.count > maximumQuotedLength else { return text }
-    return String(String.UnicodeScalarView(text.unicodeScalars.prefix(maximumQuotedLength))) + "…"
+    guard text.unicodeScalars.count > maximumQuotedLength else {
+      return SourceCharacters.escaped(text)
+    }
+    let cut = String(String.UnicodeScalarView(text.unicodeScalars.prefix(maximumQuotedLength)))
+    return SourceCharacters.escaped(cut) + "…"
   }
 
-  /// `unexpected-character`: a character that cannot start a token.
-  package static func unexpectedCharacter(_ scalar: Unicode.Scalar) -> DiagnosticMessage {
-    let hex = String(scalar.value, radix: 16, uppercase: true)
-    let code = "U+" + String(repeating: "0", count: Swift.max(0, 4 - hex.count)) + hex
+  /// `unexpected-character`: a character that cannot start a token, or one that cannot stand
+  /// even in a comment (a direction-changing character).
+  ///
+  /// A character a reader cannot see is named, never shown: `unexpected character U+00A0
+  /// (no-break space)`.
+  package static func unexpectedCharacter(_ scalar: Unicode.Scalar, isInComment: Bool = false)
+    -> DiagnosticMessage
+  {
+    let code = SourceCharacters.codePoint(scalar)
     let shown: String
-    if scalar.value < 0x20 || (0x7F...0xA0).contains(scalar.value) || scalar.properties.isWhitespace
-    {
-      shown = "character \(code)"
+    if let name = SourceCharacters.invisibleName(of: scalar) {
+      shown = "character \(code) (\(name))"
     } else {
       shown = "character '\(scalar)' (\(code))"
     }
@@ -26,15 +35,29 @@ extension DiagnosticMessage {
     case ";": hint = "; separate clauses with spaces and rules with line ends"
     case "-": hint = "; numbers cannot be negative, and only 'retry-after' has a hyphen"
     case ".": hint = "; a number needs digits before its point, such as '0.5'"
+    case "\r": hint = "; a line ends with LF or CR LF, never CR alone"
+    case _ where SourceCharacters.changesDirection(scalar):
+      hint = "; it changes the direction of the text, so the line may not read as it is"
+    case _ where SourceCharacters.invisibleName(of: scalar) != nil:
+      hint = "; it cannot be seen, remove it or write a space"
     default: hint = ""
     }
-    return DiagnosticMessage(.unexpectedCharacter, .error, "unexpected \(shown)\(hint)")
+    let place = isInComment ? " in a comment" : ""
+    return DiagnosticMessage(.unexpectedCharacter, .error, "unexpected \(shown)\(place)\(hint)")
   }
 
-  /// `invalid-utf8`: bytes that are not UTF-8 (read as U+FFFD).
-  package static func invalidUTF8() -> DiagnosticMessage {
-    DiagnosticMessage(
-      .invalidUTF8, .error, "invalid UTF-8 in policy text; save the file as UTF-8")
+  /// `invalid-utf8`: bytes that are not UTF-8 (overlong forms and encoded surrogates
+  /// included), shown as `\xC0\xAF`.
+  package static func invalidUTF8(_ bytes: [UInt8] = [], isCut: Bool = false)
+    -> DiagnosticMessage
+  {
+    let hex = bytes.map { byte in
+      let digits = String(byte, radix: 16, uppercase: true)
+      return "\\x" + (digits.count < 2 ? "0" : "") + digits
+    }.joined()
+    let shown = bytes.isEmpty ? "" : " (\(hex)\(isCut ? "…" : ""))"
+    return DiagnosticMessage(
+      .invalidUTF8, .error, "invalid UTF-8\(shown) in policy text; save the file as UTF-8")
   }
 
   /// `malformed-number`: a number such as `1.` with no digit after its point.

@@ -22,6 +22,8 @@ struct Lexer {
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
+    // A UTF-8 byte order mark at the start is no character of the text.
+    if SourceCharacters.hasByteOrderMark(bytes) { offset = 3 }
   }
 
   /// Where the lexer stands.
@@ -54,8 +56,8 @@ struct Lexer {
         if peek(1) == .lineFeed {
           return newline(length: 2)
         }
-        // A lone CR is a blank.
-        step()
+        // A lone CR is no line end (they are LF and CR LF), and no blank.
+        return scanBadCharacters()
       case .lineFeed:
         return newline(length: 1)
       case .hash:
@@ -106,11 +108,6 @@ struct Lexer {
     offset += 1
   }
 
-  private func isFFFD(at index: Int) -> Bool {
-    index + 2 < bytes.count && bytes[index] == 0xEF && bytes[index + 1] == 0xBF
-      && bytes[index + 2] == 0xBD
-  }
-
   private mutating func newline(length: Int) -> Token {
     let start = location
     let startOffset = offset
@@ -137,7 +134,11 @@ struct Lexer {
   private mutating func scanComment() {
     let start = location
     while offset < bytes.count, bytes[offset] != .lineFeed, bytes[offset] != .carriageReturn {
-      step()
+      if bytes[offset] < 0x80 {
+        stepASCII()
+      } else {
+        stepCharacterInComment()
+      }
     }
     guard keepsComments else { return }
     comments.append(
@@ -155,19 +156,46 @@ struct Lexer {
   }
 
   /// Whether the byte at `index` continues a word that is not an identifier: a hyphen, or a
-  /// character of another script (but not U+FFFD, which is diagnosed as invalid UTF-8).
+  /// visible character of another script (not bytes that are not UTF-8, nor an invisible
+  /// character, which are diagnosed on their own).
   private func continuesLooseWord(at index: Int) -> Bool {
     guard index < bytes.count else { return false }
     let byte = bytes[index]
     if byte == .hyphen { return true }
-    if byte >= 0x80 { return !isFFFD(at: index) && byte & 0xC0 != 0x80 }
+    if byte >= 0x80 { return continuesWordOutsideASCII(at: index) }
     return false
   }
 
-  /// Moves past a whole scalar.
+  /// Moves past a whole character, or one ill-formed part of bytes that are not UTF-8: one
+  /// column either way, as the renderer and `String(decoding:as:)` count them.
   private mutating func stepScalar() {
-    step()
-    while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+    if bytes[offset] < 0x80 {
+      step()
+      return
+    }
+    offset += SourceCharacters.decode(bytes, at: offset).length
+    if column < .max { column += 1 }
+  }
+
+  /// Moves past a non-ASCII character of a comment, reporting bytes that are not UTF-8 (one
+  /// diagnostic a run) and direction-changing characters.
+  private mutating func stepCharacterInComment() {
+    let start = location
+    let (run, _) = byteRun(at: offset)
+    switch run {
+    case .invalid:
+      while offset < bytes.count, bytes[offset] >= 0x80, case .invalid = byteRun(at: offset).0 {
+        stepScalar()
+      }
+      diagnostics.append(invalidUTF8(from: start, to: location))
+    case .invisible(let scalar):
+      stepScalar()
+      if let message = Self.unexpected(scalar, isInComment: true) {
+        diagnostics.append(Diagnostic(message, at: SourceRange(start: start, end: location)))
+      }
+    case .visible:
+      stepScalar()
+    }
   }
 
   private mutating func scanNumber() -> Token {
@@ -244,14 +272,46 @@ struct Lexer {
     return true
   }
 
-  /// Reads a run of characters that cannot start a token and reports it once.
+  /// Reads a run of characters that cannot start a token and reports it once: a run of bytes
+  /// that are not UTF-8, one invisible character (named), or a run of visible ones.
   private mutating func scanBadCharacters() -> Token {
     let start = location
-    let isInvalidUTF8 = isFFFD(at: offset)
-    let scalar = decodeScalar(at: offset)
+    let (first, _) = byteRun(at: offset)
+    let message: DiagnosticMessage
+    switch first {
+    case .invalid:
+      while offset < bytes.count, case .invalid = byteRun(at: offset).0 { stepScalar() }
+      let diagnostic = invalidUTF8(from: start, to: location)
+      diagnostics.append(diagnostic)
+      return Token(
+        kind: .error, start: start.offset, end: offset, range: diagnostic.range, keyword: nil,
+        isIdentifier: false, hasFraction: false, unitStart: offset)
+    case .invisible(let scalar):
+      // One diagnostic for a run (of NULs, say), named by its first character.
+      stepScalar()
+      while offset < bytes.count, bytes[offset] != .tab, bytes[offset] != .lineFeed,
+        bytes[offset] != .carriageReturn, case .invisible = byteRun(at: offset).0
+      {
+        stepScalar()
+      }
+      message = .unexpectedCharacter(scalar)
+    case .visible(let scalar):
+      message = .unexpectedCharacter(scalar)
+      scanVisibleBadCharacters()
+    }
+    let range = SourceRange(start: start, end: location)
+    diagnostics.append(Diagnostic(message, at: range))
+    return Token(
+      kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
+      isIdentifier: false, hasFraction: false, unitStart: offset)
+  }
+
+  /// Moves past a run of visible characters that cannot start a token.
+  private mutating func scanVisibleBadCharacters() {
     while offset < bytes.count {
       let byte = bytes[offset]
-      if isFFFD(at: offset) != isInvalidUTF8 { break }
+      if byte >= 0x80, !continuesWordOutsideASCII(at: offset) { break }
+      if byte < 0x20 || byte == 0x7F { break }  // an invisible character: its own diagnostic
       if byte == .space || byte == .tab || byte == .lineFeed || byte == .carriageReturn
         || byte == .hash || isIdentifierByte(byte)
       {
@@ -266,32 +326,6 @@ struct Lexer {
       }
       break
     }
-    let range = SourceRange(start: start, end: location)
-    let message: DiagnosticMessage =
-      isInvalidUTF8 ? .invalidUTF8() : .unexpectedCharacter(scalar)
-    diagnostics.append(Diagnostic(message, at: range))
-    return Token(
-      kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
-      isIdentifier: false, hasFraction: false, unitStart: offset)
-  }
-
-  /// The scalar whose encoding starts at `index`.
-  private func decodeScalar(at index: Int) -> Unicode.Scalar {
-    let first = bytes[index]
-    var value: UInt32
-    var length: Int
-    switch first {
-    case 0..<0x80: return Unicode.Scalar(first)
-    case 0xC0..<0xE0: (value, length) = (UInt32(first & 0x1F), 2)
-    case 0xE0..<0xF0: (value, length) = (UInt32(first & 0x0F), 3)
-    case 0xF0..<0xF8: (value, length) = (UInt32(first & 0x07), 4)
-    default: return "\u{FFFD}"
-    }
-    guard index + length <= bytes.count else { return "\u{FFFD}" }
-    for position in (index + 1)..<(index + length) {
-      value = value << 6 | UInt32(bytes[position] & 0x3F)
-    }
-    return Unicode.Scalar(value) ?? "\u{FFFD}"
   }
 }
 

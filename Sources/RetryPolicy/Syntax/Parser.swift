@@ -43,20 +43,37 @@ package enum Parser {
     parse(source, keepsComments: keepsComments, into: &consumer) { $0.parsePolicyText() }
   }
 
+  /// Parses a policy file given as UTF-8 bytes (which may not be UTF-8: each ill-formed
+  /// stretch is an `invalid-utf8` error), as `parseFile(_:keepsComments:into:)` does.
+  static func parseFile<Consumer: DeclarationConsumer>(
+    bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool = false,
+    into consumer: inout Consumer
+  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+    parse(bytes: bytes, keepsComments: keepsComments, into: &consumer) { $0.parseFile() }
+  }
+
   /// Runs `body` with a parser over `source` handing on to `consumer`; returns the range
   /// `body` returns, the comments and the diagnostics.
   private static func parse<Consumer: LineConsumer>(
     _ source: String, keepsComments: Bool, into consumer: inout Consumer,
     _ body: (inout PolicyParser<Consumer>) -> SourceRange
   ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+    withUTF8(source) { bytes in
+      parse(bytes: bytes, keepsComments: keepsComments, into: &consumer, body)
+    }
+  }
+
+  /// Runs `body` with a parser over `bytes` handing on to `consumer`.
+  private static func parse<Consumer: LineConsumer>(
+    bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool, into consumer: inout Consumer,
+    _ body: (inout PolicyParser<Consumer>) -> SourceRange
+  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
     // The parser reaches the consumer through a pointer valid for the parse: a checker is
     // large, and copying it in and out of the parser cost more than the parse itself.
     withUnsafeMutablePointer(to: &consumer) { consumer in
-      withUTF8(source) { bytes in
-        var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
-        let range = body(&parser)
-        return (range, parser.lexer.comments, parser.finishedDiagnostics())
-      }
+      var parser = PolicyParser(bytes: bytes, keepsComments: keepsComments, consumer: consumer)
+      let range = body(&parser)
+      return (range, parser.lexer.comments, parser.finishedDiagnostics())
     }
   }
 

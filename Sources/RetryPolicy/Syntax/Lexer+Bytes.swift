@@ -1,0 +1,46 @@
+// The lexer's byte-level checks, on its slow path: what a non-ASCII byte starts (a
+// character, bytes that are not UTF-8, an invisible or direction-changing character), and
+// the lone CR. ASCII text never reaches this file.
+
+extension Lexer {
+  /// What the bytes at a non-ASCII (or otherwise unexpected) position hold.
+  enum ByteRun {
+    /// A character that shows as itself: part of a loose word, or a bad character.
+    case visible(Unicode.Scalar)
+    /// A character a reader cannot see, or one that changes the text's direction.
+    case invisible(Unicode.Scalar)
+    /// Bytes that are not UTF-8: one maximal ill-formed part (one column).
+    case invalid
+  }
+
+  /// What the character at `index` is, and its length in bytes.
+  func byteRun(at index: Int) -> (ByteRun, length: Int) {
+    let (scalar, length) = SourceCharacters.decode(bytes, at: index)
+    guard let scalar else { return (.invalid, length) }
+    if SourceCharacters.invisibleName(of: scalar) != nil { return (.invisible(scalar), length) }
+    return (.visible(scalar), length)
+  }
+
+  /// Whether a non-ASCII character at `index` may continue a word that is not an identifier
+  /// (`sérverError`): a visible character, not bytes that are not UTF-8 nor an invisible one.
+  func continuesWordOutsideASCII(at index: Int) -> Bool {
+    if case .visible = byteRun(at: index).0 { return true }
+    return false
+  }
+
+  /// The diagnostic for bytes that are not UTF-8, from `start` up to `end`.
+  func invalidUTF8(from start: SourceLocation, to end: SourceLocation) -> Diagnostic {
+    let shown = slice(start.offset, Swift.min(end.offset, start.offset + 8))
+    return Diagnostic(
+      .invalidUTF8(Array(shown), isCut: end.offset - start.offset > 8),
+      at: SourceRange(start: start, end: end))
+  }
+
+  /// The diagnostic for a character that cannot stand where it stands, or nil for one a
+  /// comment may hold: only a direction-changing character is an error in a comment, since
+  /// it can make the line read differently from what it is ("Trojan Source").
+  static func unexpected(_ scalar: Unicode.Scalar, isInComment: Bool) -> DiagnosticMessage? {
+    if isInComment && !SourceCharacters.changesDirection(scalar) { return nil }
+    return .unexpectedCharacter(scalar, isInComment: isInComment)
+  }
+}
