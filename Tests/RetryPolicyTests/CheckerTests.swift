@@ -105,7 +105,7 @@ func check(_ text: String, vocabulary: Vocabulary = .open) -> (CompiledPolicy?, 
   var checker = PolicyChecker(vocabulary: vocabulary)
   let body = SyntaxBuilder.body(text)
   let policy = checker.compile(body, name: nil, emptyRange: body.range, hasSyntaxErrors: false)
-  return (policy, Diagnostic.sortedByPosition(checker.diagnostics))
+  return (policy, checker.diagnostics.sortedByPosition)
 }
 
 @Suite("Checker")

@@ -15,7 +15,7 @@ private func lex(_ source: String) -> (
       if token.kind == .end { break }
       tokens.append((token.kind, lexer.text(token.start, token.end), token))
     }
-    return (tokens, lexer.diagnostics, lexer.comments)
+    return (tokens, Array(lexer.diagnostics), lexer.comments)
   }
 }
 

@@ -97,7 +97,7 @@ private enum FileText {
   case bytes(UnsafeBufferPointer<UInt8>)
 
   func parse<Consumer: DeclarationConsumer>(keepsComments: Bool, into consumer: inout Consumer)
-    -> (SourceRange, [CommentSyntax], [Diagnostic])
+    -> (SourceRange, [CommentSyntax], DiagnosticList)
   {
     switch self {
     case .text(let source):
@@ -114,7 +114,7 @@ private func analyze(policyFile source: FileText, vocabulary: Vocabulary, keepin
   var checker = FileChecker(vocabulary: vocabulary)
   let range: SourceRange
   let comments: [CommentSyntax]
-  let syntaxDiagnostics: [Diagnostic]
+  let syntaxDiagnostics: DiagnosticList
   var declarations: [PolicyDeclarationSyntax] = []
   if keepingSyntax {
     // The tree first, then the checker over its declarations: the same checks in the same
@@ -171,7 +171,7 @@ func checkPolicy(_ source: String, vocabulary: Vocabulary, keepingSyntax: Bool =
   var lines: [LineSyntax] = []
   let range: SourceRange
   let comments: [CommentSyntax]
-  let syntaxDiagnostics: [Diagnostic]
+  let syntaxDiagnostics: DiagnosticList
   if keepingSyntax {
     // The tree first, then the checker over its lines: the same checks in the same order.
     var collector = LineCollector()
@@ -188,10 +188,9 @@ func checkPolicy(_ source: String, vocabulary: Vocabulary, keepingSyntax: Bool =
 }
 
 /// The parser's diagnostics and the checker's together, in the order of the text, capped at
-/// the first 100 errors and 100 warnings (``Diagnostic/capped(_:)``).
-private func merged(_ syntaxDiagnostics: [Diagnostic], _ checkerDiagnostics: [Diagnostic])
+/// the first 100 errors and 100 warnings, with the counts of the rest.
+private func merged(_ syntaxDiagnostics: DiagnosticList, _ checkerDiagnostics: DiagnosticList)
   -> (diagnostics: [Diagnostic], omittedErrors: Int, omittedWarnings: Int)
 {
-  if checkerDiagnostics.isEmpty { return Diagnostic.capped(syntaxDiagnostics) }
-  return Diagnostic.capped(Diagnostic.sortedByPosition(syntaxDiagnostics + checkerDiagnostics))
+  DiagnosticList.merged(syntaxDiagnostics, checkerDiagnostics).finished()
 }

@@ -6,7 +6,7 @@ struct PolicyNameChecker {
   /// Where each name was first given.
   private var firsts: [String: SourceRange] = [:]
   /// The `duplicate-policy` diagnostics, in the order of the file.
-  private(set) var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics = DiagnosticList()
 
   /// Records the next declaration's name; returns whether an earlier policy has it.
   mutating func isDuplicate(_ name: NameSyntax) -> Bool {
@@ -33,7 +33,7 @@ struct FileChecker: DeclarationConsumer {
   private var checker: PolicyChecker
   private var names = PolicyNameChecker()
   /// The checkers' diagnostics, in the order found.
-  private var checkerDiagnostics: [Diagnostic] = []
+  private var checkerDiagnostics = DiagnosticList()
   /// The policies without an error of their own, in the order of the file.
   private(set) var policies: [CompiledPolicy] = []
 
@@ -43,7 +43,7 @@ struct FileChecker: DeclarationConsumer {
   }
 
   /// The names' and the checkers' diagnostics, in the order found.
-  var diagnostics: [Diagnostic] { names.diagnostics + checkerDiagnostics }
+  var diagnostics: DiagnosticList { DiagnosticList.merged(names.diagnostics, checkerDiagnostics) }
 
   mutating func beginDeclaration() {
     checker = PolicyChecker(vocabulary: vocabulary)
@@ -65,7 +65,7 @@ struct FileChecker: DeclarationConsumer {
     let policy = checker.finish(
       name: declaration.name.text, emptyRange: declaration.name.range,
       hasSyntaxErrors: declaration.hasSyntaxErrors)
-    checkerDiagnostics += checker.diagnostics
+    checkerDiagnostics.append(contentsOf: checker.diagnostics)
     if let policy, !isDuplicate { policies.append(policy) }
   }
 

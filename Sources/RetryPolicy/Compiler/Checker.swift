@@ -15,7 +15,7 @@ struct PolicyChecker {
   /// The host's names for error classes and hooks.
   let vocabulary: Vocabulary
   /// Every diagnostic found, in the order found (sort before showing).
-  private(set) var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics = DiagnosticList()
   /// Whether an error was reported.
   private(set) var hasErrors = false
   /// Whether something was missing that an earlier stage already reported (a number too

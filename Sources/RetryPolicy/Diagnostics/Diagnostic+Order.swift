@@ -23,17 +23,20 @@ extension Diagnostic {
   package static let shownLimit = 100
 
   /// The first ``shownLimit`` errors and the first ``shownLimit`` warnings of `diagnostics`
-  /// (each with its notes), then, when any were left out, one `diagnostics-omitted` note at
-  /// the first left out, saying how many; and the counts left out.
-  static func capped(_ diagnostics: [Diagnostic]) -> (
+  /// (each with its notes), in order; then, when the text has more (`errorCount` and
+  /// `warningCount` count every one found, kept or not), one `diagnostics-omitted` note at the
+  /// first left out (here or, `firstDropped`, by a stage), saying how many; and the counts
+  /// left out.
+  static func capped(
+    _ diagnostics: [Diagnostic], errorCount: Int, warningCount: Int,
+    firstDropped: SourceRange? = nil
+  ) -> (
     diagnostics: [Diagnostic], omittedErrors: Int, omittedWarnings: Int
   ) {
-    guard diagnostics.count > shownLimit else { return (diagnostics, 0, 0) }
     var kept: [Diagnostic] = []
-    kept.reserveCapacity(2 * shownLimit + 1)
-    // Shown and left out, for errors (index 0) and warnings (index 1).
+    kept.reserveCapacity(Swift.min(diagnostics.count, 2 * shownLimit + 1))
+    // Shown, for errors (index 0) and warnings (index 1).
     var shown = [0, 0]
-    var omitted = [0, 0]
     var firstOmitted: SourceRange?
     for diagnostic in diagnostics {
       let index = diagnostic.severity == .error ? 0 : 1
@@ -41,16 +44,20 @@ extension Diagnostic {
         if diagnostic.severity != .note { shown[index] += 1 }
         kept.append(diagnostic)
       } else {
-        omitted[index] += 1
         firstOmitted = firstOmitted ?? diagnostic.range
       }
     }
-    let (omittedErrors, omittedWarnings) = (omitted[0], omitted[1])
-    if let firstOmitted {
+    let omittedErrors = Swift.max(0, errorCount - shown[0])
+    let omittedWarnings = Swift.max(0, warningCount - shown[1])
+    if omittedErrors + omittedWarnings > 0 {
+      // A stage keeps only what can be shown: the first left out may not be at hand.
+      var place = firstOmitted ?? firstDropped ?? SourceRange(start: .start, end: .start)
+      if let firstOmitted, let firstDropped, firstDropped.start < firstOmitted.start {
+        place = firstDropped
+      }
       kept.append(
         Diagnostic(
-          .diagnosticsOmitted(errors: omittedErrors, warnings: omittedWarnings),
-          at: firstOmitted))
+          .diagnosticsOmitted(errors: omittedErrors, warnings: omittedWarnings), at: place))
     }
     return (kept, omittedErrors, omittedWarnings)
   }

@@ -28,19 +28,23 @@ extension Lexer {
     return false
   }
 
-  /// The diagnostic for bytes that are not UTF-8, from `start` up to `end`.
-  func invalidUTF8(from start: SourceLocation, to end: SourceLocation) -> Diagnostic {
+  /// The message for bytes that are not UTF-8, from `start` up to `end`.
+  func invalidUTF8(from start: SourceLocation, to end: SourceLocation) -> DiagnosticMessage {
     let shown = slice(start.offset, Swift.min(end.offset, start.offset + 8))
-    return Diagnostic(
-      .invalidUTF8(Array(shown), isCut: end.offset - start.offset > 8),
-      at: SourceRange(start: start, end: end))
+    return .invalidUTF8(Array(shown), isCut: end.offset - start.offset > 8)
   }
 
-  /// The diagnostic for a character that cannot stand where it stands, or nil for one a
-  /// comment may hold: only a direction-changing character is an error in a comment, since
-  /// it can make the line read differently from what it is ("Trojan Source").
-  static func unexpected(_ scalar: Unicode.Scalar, isInComment: Bool) -> DiagnosticMessage? {
-    if isInComment && !SourceCharacters.changesDirection(scalar) { return nil }
-    return .unexpectedCharacter(scalar, isInComment: isInComment)
+  /// Whether a character a reader cannot see is an error where it stands: always between
+  /// tokens, and in a comment only when it changes the direction of the text, since it can
+  /// make the line read differently from what it is ("Trojan Source").
+  static func isUnexpected(_ scalar: Unicode.Scalar, isInComment: Bool) -> Bool {
+    !isInComment || SourceCharacters.changesDirection(scalar)
+  }
+
+  /// Reports an error at `range`; its message is built only when it will be kept, so that
+  /// millions of bad characters cost a count each, not a message each.
+  mutating func reportError(at range: SourceRange, _ message: (Lexer) -> DiagnosticMessage) {
+    let built = diagnostics.isKeepingErrors ? message(self) : nil
+    diagnostics.appendError(built, at: range)
   }
 }

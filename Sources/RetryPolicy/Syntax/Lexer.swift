@@ -18,7 +18,7 @@ struct Lexer {
   /// Whether comments are collected; only the printer needs them.
   var keepsComments = true
   /// The lexer's own diagnostics, in the order found (the parser keeps its own).
-  var diagnostics: [Diagnostic] = []
+  var diagnostics = DiagnosticList()
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
@@ -187,11 +187,16 @@ struct Lexer {
       while offset < bytes.count, bytes[offset] >= 0x80, case .invalid = byteRun(at: offset).0 {
         stepScalar()
       }
-      diagnostics.append(invalidUTF8(from: start, to: location))
+      let end = location
+      reportError(at: SourceRange(start: start, end: end)) {
+        $0.invalidUTF8(from: start, to: end)
+      }
     case .invisible(let scalar):
       stepScalar()
-      if let message = Self.unexpected(scalar, isInComment: true) {
-        diagnostics.append(Diagnostic(message, at: SourceRange(start: start, end: location)))
+      if Self.isUnexpected(scalar, isInComment: true) {
+        reportError(at: SourceRange(start: start, end: location)) { _ in
+          .unexpectedCharacter(scalar, isInComment: true)
+        }
       }
     case .visible:
       stepScalar()
@@ -211,8 +216,7 @@ struct Lexer {
         step()
         while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
         let range = SourceRange(start: start, end: location)
-        diagnostics.append(
-          Diagnostic(.malformedNumber(text(start.offset, offset)), at: range))
+        reportError(at: range) { .malformedNumber($0.text(start.offset, $0.offset)) }
         return Token(
           kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
           isIdentifier: false, hasFraction: false, unitStart: offset)
@@ -277,16 +281,17 @@ struct Lexer {
   private mutating func scanBadCharacters() -> Token {
     let start = location
     let (first, _) = byteRun(at: offset)
-    let message: DiagnosticMessage
+    let scalar: Unicode.Scalar
     switch first {
     case .invalid:
       while offset < bytes.count, case .invalid = byteRun(at: offset).0 { stepScalar() }
-      let diagnostic = invalidUTF8(from: start, to: location)
-      diagnostics.append(diagnostic)
+      let range = SourceRange(start: start, end: location)
+      reportError(at: range) { $0.invalidUTF8(from: range.start, to: range.end) }
       return Token(
-        kind: .error, start: start.offset, end: offset, range: diagnostic.range, keyword: nil,
+        kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
         isIdentifier: false, hasFraction: false, unitStart: offset)
-    case .invisible(let scalar):
+    case .invisible(let invisible):
+      scalar = invisible
       // One diagnostic for a run (of NULs, say), named by its first character.
       stepScalar()
       while offset < bytes.count, bytes[offset] != .tab, bytes[offset] != .lineFeed,
@@ -294,13 +299,12 @@ struct Lexer {
       {
         stepScalar()
       }
-      message = .unexpectedCharacter(scalar)
-    case .visible(let scalar):
-      message = .unexpectedCharacter(scalar)
+    case .visible(let visible):
+      scalar = visible
       scanVisibleBadCharacters()
     }
     let range = SourceRange(start: start, end: location)
-    diagnostics.append(Diagnostic(message, at: range))
+    reportError(at: range) { _ in .unexpectedCharacter(scalar) }
     return Token(
       kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
       isIdentifier: false, hasFraction: false, unitStart: offset)

@@ -11,7 +11,7 @@ package enum Parser {
     let (range, comments, diagnostics) = parseFile(source, keepsComments: true, into: &collector)
     let file = SourceFileSyntax(
       policies: collector.takeDeclarations(), comments: comments, range: range)
-    return (file, diagnostics)
+    return (file, diagnostics.sortedByPosition)
   }
 
   /// Parses the text of one policy: lines of rules and policy-wide clauses, no `policy` keyword.
@@ -20,7 +20,10 @@ package enum Parser {
   ) {
     var lines = LineCollector()
     let (range, comments, diagnostics) = parsePolicy(source, keepsComments: true, into: &lines)
-    return (PolicyBodySyntax(lines: lines.takeLines(), range: range), comments, diagnostics)
+    return (
+      PolicyBodySyntax(lines: lines.takeLines(), range: range), comments,
+      diagnostics.sortedByPosition
+    )
   }
 
   /// Parses a policy file and hands its declarations to `consumer`, line by line and clause
@@ -30,7 +33,7 @@ package enum Parser {
   /// Nothing of the file is kept but what the consumer keeps.
   static func parseFile<Consumer: DeclarationConsumer>(
     _ source: String, keepsComments: Bool = false, into consumer: inout Consumer
-  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+  ) -> (SourceRange, [CommentSyntax], DiagnosticList) {
     parse(source, keepsComments: keepsComments, into: &consumer) { $0.parseFile() }
   }
 
@@ -39,7 +42,7 @@ package enum Parser {
   /// unless `keepsComments`) and the diagnostics, as `parsePolicy(_:)` does.
   static func parsePolicy<Consumer: LineConsumer>(
     _ source: String, keepsComments: Bool = false, into consumer: inout Consumer
-  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+  ) -> (SourceRange, [CommentSyntax], DiagnosticList) {
     parse(source, keepsComments: keepsComments, into: &consumer) { $0.parsePolicyText() }
   }
 
@@ -48,7 +51,7 @@ package enum Parser {
   static func parseFile<Consumer: DeclarationConsumer>(
     bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool = false,
     into consumer: inout Consumer
-  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+  ) -> (SourceRange, [CommentSyntax], DiagnosticList) {
     parse(bytes: bytes, keepsComments: keepsComments, into: &consumer) { $0.parseFile() }
   }
 
@@ -57,7 +60,7 @@ package enum Parser {
   private static func parse<Consumer: LineConsumer>(
     _ source: String, keepsComments: Bool, into consumer: inout Consumer,
     _ body: (inout PolicyParser<Consumer>) -> SourceRange
-  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+  ) -> (SourceRange, [CommentSyntax], DiagnosticList) {
     withUTF8(source) { bytes in
       parse(bytes: bytes, keepsComments: keepsComments, into: &consumer, body)
     }
@@ -67,7 +70,7 @@ package enum Parser {
   private static func parse<Consumer: LineConsumer>(
     bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool, into consumer: inout Consumer,
     _ body: (inout PolicyParser<Consumer>) -> SourceRange
-  ) -> (SourceRange, [CommentSyntax], [Diagnostic]) {
+  ) -> (SourceRange, [CommentSyntax], DiagnosticList) {
     // The parser reaches the consumer through a pointer valid for the parse: a checker is
     // large, and copying it in and out of the parser cost more than the parse itself.
     withUnsafeMutablePointer(to: &consumer) { consumer in
@@ -99,7 +102,7 @@ struct PolicyParser<Consumer: LineConsumer> {
   /// What each line is handed to as it is read; valid for the whole parse.
   let consumer: UnsafeMutablePointer<Consumer>
   /// The parser's diagnostics, in the order found (the lexer keeps its own).
-  private(set) var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics = DiagnosticList()
   /// The token the parser looks at.
   private(set) var token: Token
   /// The end of the last token consumed.
@@ -140,19 +143,19 @@ struct PolicyParser<Consumer: LineConsumer> {
     token.kind == .word && (token.keyword?.startsClause ?? false)
   }
 
+  /// Reports a syntax error; past the errors that can be shown, it is only counted.
   mutating func report(
     _ message: DiagnosticMessage, at range: SourceRange, notes: [Diagnostic] = []
   ) {
-    diagnostics.append(Diagnostic(message, at: range, notes: notes))
+    diagnostics.appendError(message, at: range, notes: notes)
   }
 
   /// How many diagnostics the lexer and the parser have reported so far.
-  var diagnosticCount: Int { lexer.diagnostics.count + diagnostics.count }
+  var diagnosticCount: Int { lexer.diagnostics.foundCount + diagnostics.foundCount }
 
-  /// The lexer's and the parser's diagnostics together, in the order of the text.
-  func finishedDiagnostics() -> [Diagnostic] {
-    if lexer.diagnostics.isEmpty { return Diagnostic.sortedByPosition(diagnostics) }
-    return Diagnostic.sortedByPosition(lexer.diagnostics + diagnostics)
+  /// The lexer's and the parser's diagnostics together (those kept, and the counts).
+  func finishedDiagnostics() -> DiagnosticList {
+    DiagnosticList.merged(lexer.diagnostics, diagnostics)
   }
 
   /// Skips to the next clause keyword of the line, or to the line's end.
@@ -162,7 +165,7 @@ struct PolicyParser<Consumer: LineConsumer> {
   mutating func skipToClause() {
     while !isAtLineEnd && !isAtClause {
       if token.kind == .word, token.keyword == nil,
-        diagnostics.last?.range.start != token.range.start,
+        diagnostics.lastFoundStart != token.range.start,
         let suggestion = Suggestion.nearest(to: text, in: Keyword.clauseWords)
       {
         report(.unknownClause(text, suggestion: suggestion), at: token.range)

@@ -90,9 +90,8 @@ enum HostileInputScenario {
   ///
   /// Returns the diagnostics shown, the errors and warnings found, and the output's size.
   static func check(_ bytes: [UInt8]) -> (Int, Int, Int) {
-    let source = String(decoding: bytes, as: UTF8.self)
-    let analysis = analyze(policyFile: source)
-    let renderer = DiagnosticRenderer(source: source, sourceName: "hostile.retry")
+    let analysis = analyze(policyFile: bytes)
+    let renderer = DiagnosticRenderer(bytes: bytes, sourceName: "hostile.retry")
     let output = renderer.render(analysis.diagnostics)
     let found =
       analysis.diagnostics.count { $0.severity != .note } + analysis.omittedErrorCount
