@@ -36,6 +36,10 @@ enum CheckCommand: Subcommand {
       left out, says how many more there are. "errors" and "warnings" count them all, and
       "omitted" is how many of them "diagnostics" leaves out.
 
+      Files are read as bytes: bytes that are not UTF-8, comments included, are
+      'invalid-utf8' errors at their line and column; a UTF-8 byte order mark at the start
+      is accepted.
+
       A summary line goes to standard error in the text format.
 
       '--classes' and '--hooks' check names against the host's vocabulary, as the library

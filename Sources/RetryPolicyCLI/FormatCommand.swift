@@ -26,7 +26,9 @@ enum FormatCommand: Subcommand {
       standard output, one a line, and the exit status is 1 if there are any.
 
       A file with errors is left unchanged and its diagnostics are printed to standard
-      error ('-' then writes nothing to standard output). Formatting never changes meaning:
+      error ('-' then writes nothing to standard output); so is a file with bytes that are
+      not UTF-8, anywhere, comments included (it is never rewritten with U+FFFD). A UTF-8
+      byte order mark at the start is kept. Formatting never changes meaning:
       the formatted text is compiled again and must give the same policies and the same
       comments, or the file is left unchanged.
       """,
