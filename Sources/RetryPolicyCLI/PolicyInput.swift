@@ -144,13 +144,15 @@ enum PolicyInput {
     return readAll(descriptor).mapError { ReadError(path: file.name, reason: $0.reason) }
   }
 
-  /// Reads a file given by a path as text (`--file`).
-  static func readFile(_ path: String, context: CommandContext) -> Result<String, ReadError> {
+  /// Reads a file given by a path as bytes (`--file`), which may not be UTF-8.
+  static func readFileBytes(_ path: String, context: CommandContext) -> Result<
+    [UInt8], ReadError
+  > {
     let bytes = context.pathBytes(path)
     if case .success(let status) = Platform.status(bytes), status.kind == .directory {
       return .failure(ReadError(path: displayName(bytes), reason: "is a directory"))
     }
-    return read(InputFile(path: bytes), context: context)
+    return readBytes(InputFile(path: bytes), context: context).map { [UInt8]($0) }
   }
 
   /// The files the paths name, folders expanded.
@@ -310,15 +312,16 @@ enum PolicyInput {
     inFile path: String, named name: String?, context: CommandContext
   ) -> Resolution {
     let output = context.output
-    let source: String
-    switch readFile(path, context: context) {
-    case .success(let text): source = text
+    let source: [UInt8]
+    switch readFileBytes(path, context: context) {
+    case .success(let bytes): source = bytes
     case .failure(let error):
       output.error(error.message)
       return .exit(ExitStatus.usage)
     }
+    // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
     let analysis = analyze(policyFile: source)
-    printDiagnostics(analysis.diagnostics, source: source, name: path, context: context)
+    printDiagnostics(analysis.diagnostics, bytes: source, name: path, context: context)
     if analysis.hasErrors { return .exit(ExitStatus.failure) }
     let names = analysis.policies.compactMap(\.name)
     guard let name else {

@@ -67,4 +67,13 @@ struct SourceBytesCommandTests {
     #expect(text.standardError.contains("130 errors"))
     #expect(text.standardOutput.contains("note: 30 more errors not shown"))
   }
+
+  @Test("explain --file reads the file as bytes too")
+  func explainFileReportsInvalidUTF8() async throws {
+    let file = try write(Array("policy a = retry 3  # caf".utf8) + [0xE9, 0x0A])
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    let result = await ToolRunner.run(["explain", "--file", file.path, "--policy", "a"])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains(":1:26: error: invalid UTF-8 (\\xE9)"))
+  }
 }

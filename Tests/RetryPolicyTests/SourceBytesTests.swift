@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RetryPolicy
@@ -147,5 +148,20 @@ struct SourceBytesTests {
       .split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines[1] == "policy p = retry 3 on a<U+202E>b @")
     #expect(lines[2] == Substring(String(repeating: " ", count: 33) + "^"))
+  }
+
+  @Test("PolicyFile(contentsOf:) reads the file as bytes: invalid UTF-8 is an error")
+  func policyFileReadsBytes() throws {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("retry-policy-\(UUID().uuidString).retry")
+    defer { try? FileManager.default.removeItem(at: url) }
+    try Data(Array("policy a = retry 3  # caf".utf8) + [0xE9, 0x0A]).write(to: url)
+    #expect {
+      try PolicyFile(contentsOf: url)
+    } throws: { error in
+      (error as? PolicyCompileError)?.diagnostics.map(\.id) == [.invalidUTF8]
+    }
+    try Data([0xEF, 0xBB, 0xBF] + Array("policy a = retry 3\n".utf8)).write(to: url)
+    #expect(try PolicyFile(contentsOf: url)["a"] != nil)
   }
 }

@@ -49,14 +49,17 @@ public struct PolicyFile: Sendable, Equatable {
 
   /// Reads and compiles the policy file at `url`.
   ///
-  /// The bytes are decoded as UTF-8, invalid sequences replaced. Throws the reading error
-  /// when the file cannot be read, and ``PolicyCompileError`` (naming the file by its path)
-  /// when it has an error.
+  /// The file is read as bytes: bytes that are not UTF-8, comments included, are
+  /// `invalid-utf8` errors. Throws the reading error when the file cannot be read, and
+  /// ``PolicyCompileError`` (naming the file by its path) when it has an error.
   public init(contentsOf url: URL, vocabulary: Vocabulary = .open) throws {
     let data = try Data(contentsOf: url)
-    let source = String(decoding: data, as: UTF8.self)
     let sourceName = url.isFileURL ? url.path : url.absoluteString
-    self = try compile(policyFile: source, sourceName: sourceName, vocabulary: vocabulary)
+    let analysis = analyze(policyFile: [UInt8](data), vocabulary: vocabulary)
+    if analysis.hasErrors {
+      throw PolicyCompileError(diagnostics: analysis.diagnostics, sourceName: sourceName)
+    }
+    self.init(policies: analysis.policies, warnings: analysis.warnings)
   }
 
   /// Creates a file from compiled policies and the warnings about them.
