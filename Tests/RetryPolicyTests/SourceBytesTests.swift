@@ -84,6 +84,9 @@ struct SourceBytesTests {
     #expect(analyze(policyFile: "policy p = retry 3\r\npolicy q = retry 2\r\n").diagnostics.isEmpty)
     #expect(analyze(policyFile: "policy p = retry 3  # note\r\n").diagnostics.isEmpty)
     #expect(analyze(policyFile: "policy p = retry 3  # note\rmore\n").hasErrors)
+    // A run of lone CRs is one error; the CR of a CR LF after it ends the line.
+    let run = analyze(policyFile: "policy p = retry 3\r\r\r\npolicy q = retry 2\n")
+    #expect(run.diagnostics.map { "\($0.line):\($0.column)" } == ["1:19"])
   }
 
   @Test(
@@ -137,6 +140,23 @@ struct SourceBytesTests {
       .split(separator: "\n", omittingEmptySubsequences: false)
     let cells = before.unicodeScalars.reduce(0) { $0 + SourceCharacters.cellWidth($1) }
     #expect(lines[2] == Substring(String(repeating: " ", count: cells) + "^"))
+  }
+
+  @Test("a long line of escaped characters is cut to the shown width in cells")
+  func escapedLineIsCut() throws {
+    let source = "policy p = retry 3  # " + String(repeating: "\u{202E}", count: 500) + "\n"
+    let analysis = analyze(policyFile: source)
+    let renderer = DiagnosticRenderer(source: source, sourceName: "f")
+    for diagnostic in analysis.diagnostics {
+      let lines = renderer.render(diagnostic).split(separator: "\n")
+      #expect(lines[1].count <= DiagnosticRenderer.maximumShownColumns + 2)
+      let marker = lines[2].count - 1
+      let shown = Array(lines[1])
+      #expect(marker + 8 <= shown.count)
+      if diagnostic.id == .unexpectedCharacter {
+        #expect(String(shown[marker..<marker + 8]) == "<U+202E>")
+      }
+    }
   }
 
   @Test("the shown line writes invisible characters as <U+XXXX>, with the marker after them")

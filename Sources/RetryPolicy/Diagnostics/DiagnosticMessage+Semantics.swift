@@ -178,7 +178,7 @@ extension DiagnosticMessage {
     return DiagnosticMessage(
       .diagnosticsOmitted, .note,
       parts.joined(separator: " and ")
-        + " not shown, the first of them here; only the first \(Diagnostic.shownLimit) "
-        + "errors and \(Diagnostic.shownLimit) warnings are")
+        + " not shown, the next one here; a report shows the first \(Diagnostic.shownLimit) "
+        + "errors and \(Diagnostic.shownLimit) warnings")
   }
 }

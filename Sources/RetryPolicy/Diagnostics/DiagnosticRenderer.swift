@@ -82,18 +82,20 @@ public struct DiagnosticRenderer: Sendable {
 
   /// The part of the line around byte `offset` to show, and the cells before the marker.
   ///
-  /// At most `maximumShownColumns` characters: half of them before the marker when the line
-  /// goes on long enough after it, more before when it ends sooner.
+  /// At most `maximumShownColumns` cells (a wide character takes two, an escaped one its
+  /// `<U+XXXX>`): half of them before the marker when the line goes on long enough after it,
+  /// more before when it ends sooner.
   static func window(of text: UnsafeBufferPointer<UInt8>, at offset: Int) -> (String, Int) {
     let limit = maximumShownColumns
-    // Characters after the marker, up to the limit or the line's end.
+    // Cells after the marker, up to the limit or the line's end.
     var end = offset
     var after = 0
     while end < text.count, after < limit, !isLineEnd(text, at: end) {
-      end += SourceCharacters.decode(text, at: end).length
-      after += 1
+      let (scalar, length) = SourceCharacters.decode(text, at: end)
+      after += shown(scalar).cells
+      end += length
     }
-    // Characters before it, back to the line's start or as many as are left to show.
+    // Cells before it, back to the line's start or as many as are left to show.
     var start = offset
     var before = 0
     let lineStart = SourceCharacters.hasByteOrderMark(text) ? 3 : 0
@@ -106,29 +108,38 @@ public struct DiagnosticRenderer: Sendable {
         back += 1
       }
       // Ill-formed bytes read as several characters: step back one byte at a time.
-      if SourceCharacters.decode(text, at: start).length != back + 1 { start += back }
-      before += 1
+      let (scalar, length) = SourceCharacters.decode(text, at: start)
+      if length != back + 1 {
+        start += back
+        before += 1
+      } else {
+        before += shown(scalar).cells
+      }
     }
     let isCutBefore = start > lineStart && text[start - 1] != 0x0A
     if before + after > limit {
       // Shorten the tail so the line stays at the limit.
       end = offset
-      for _ in 0..<(limit - before) where end < text.count {
-        end += SourceCharacters.decode(text, at: end).length
+      var cells = before
+      while end < text.count, !isLineEnd(text, at: end) {
+        let (scalar, length) = SourceCharacters.decode(text, at: end)
+        cells += shown(scalar).cells
+        if cells > limit, end > offset { break }
+        end += length
       }
     }
-    var shown = isCutBefore ? "…" : ""
+    var shownText = isCutBefore ? "…" : ""
     var markerCells = isCutBefore ? 1 : 0
     var index = start
     while index < end {
       let (scalar, length) = SourceCharacters.decode(text, at: index)
-      let piece = Self.shown(scalar)
+      let piece = shown(scalar)
       if index < offset { markerCells += piece.cells }
-      shown += piece.text
+      shownText += piece.text
       index += length
     }
-    if end < text.count, !isLineEnd(text, at: end) { shown += "…" }
-    return (shown, markerCells)
+    if end < text.count, !isLineEnd(text, at: end) { shownText += "…" }
+    return (shownText, markerCells)
   }
 
   /// Whether a line ends at `index`: LF, or CR LF.

@@ -295,7 +295,8 @@ struct Lexer {
       // One diagnostic for a run (of NULs, say), named by its first character.
       stepScalar()
       while offset < bytes.count, bytes[offset] != .tab, bytes[offset] != .lineFeed,
-        bytes[offset] != .carriageReturn, case .invisible = byteRun(at: offset).0
+        bytes[offset] != .carriageReturn || peek(1) != .lineFeed,
+        case .invisible = byteRun(at: offset).0
       {
         stepScalar()
       }
