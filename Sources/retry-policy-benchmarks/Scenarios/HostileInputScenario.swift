@@ -42,6 +42,12 @@ enum HostileInputScenario {
     Kind(name: "unterminated blocks") { size in
       numbered(until: size) { "policy b\($0) {\n    retry 3 backoff 1s\n" }
     },
+    Kind(name: "one line of braces") { size in
+      repeated("policy p {\n", "{", until: size, then: "\n")
+    },
+    Kind(name: "lone CRs and NULs") { size in
+      repeated("policy p = retry 3", "\r\r\0 @", until: size, then: "\n")
+    },
     Kind(name: "one long comment line") { size in
       repeated("# ", "é東😀\u{202E} comment ", until: size, then: "\npolicy p = retry 3\n")
     },
