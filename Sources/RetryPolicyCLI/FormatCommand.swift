@@ -67,20 +67,28 @@ enum FormatCommand: Subcommand {
   /// Bytes that are not UTF-8 are errors (the file is refused, never rewritten with U+FFFD);
   /// a UTF-8 byte order mark at the start is kept.
   static func format(bytes: [UInt8]) -> Outcome {
-    let before = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
-    if before.hasErrors { return .invalid(before.diagnostics) }
+    // The tree lives only until it is printed: memory stays at one tree, not two.
+    let formatted: String
+    let policiesBefore: [CompiledPolicy]
+    let commentsBefore: [Substring]
+    do {
+      let before = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
+      if before.hasErrors { return .invalid(before.diagnostics) }
+      let hasByteOrderMark = bytes.starts(with: [0xEF, 0xBB, 0xBF])
+      formatted = (hasByteOrderMark ? "\u{FEFF}" : "") + CanonicalPrinter.print(before.syntax)
+      policiesBefore = before.policies
+      commentsBefore = before.syntax.comments.map { trimmed($0.text) }
+    }
     let source = String(decoding: bytes, as: UTF8.self)
-    let hasByteOrderMark = bytes.starts(with: [0xEF, 0xBB, 0xBF])
-    let formatted = (hasByteOrderMark ? "\u{FEFF}" : "") + CanonicalPrinter.print(before.syntax)
     if formatted == source { return .formatted(source) }
-    let after = analyze(policyFile: formatted, vocabulary: .open, keepingSyntax: true)
+    // The formatted text again, its comments kept but no tree built.
+    let after = analyze(policyFile: formatted, vocabulary: .open, keepingComments: true)
     if after.hasErrors {
       return .changesMeaning("the formatted text does not compile")
     }
-    if after.policies != before.policies {
+    if after.policies != policiesBefore {
       return .changesMeaning("the formatted text compiles to different policies")
     }
-    let commentsBefore = before.syntax.comments.map { trimmed($0.text) }
     let commentsAfter = after.syntax.comments.map { trimmed($0.text) }
     if commentsBefore != commentsAfter {
       return .changesMeaning("the formatted text does not keep every comment")

@@ -108,9 +108,20 @@ private enum FileText {
   }
 }
 
-private func analyze(policyFile source: FileText, vocabulary: Vocabulary, keepingSyntax: Bool)
+/// ``analyze(policyFile:vocabulary:)``, keeping the comments (in `syntax.comments`) but no
+/// tree: what a tool needs to compare a text's comments without the memory of its tree.
+package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingComments: Bool)
   -> PolicyAnalysis
 {
+  analyze(
+    policyFile: .text(source), vocabulary: vocabulary, keepingSyntax: false,
+    keepingComments: keepingComments)
+}
+
+private func analyze(
+  policyFile source: FileText, vocabulary: Vocabulary, keepingSyntax: Bool,
+  keepingComments: Bool = false
+) -> PolicyAnalysis {
   var checker = FileChecker(vocabulary: vocabulary)
   let range: SourceRange
   let comments: [CommentSyntax]
@@ -126,7 +137,8 @@ private func analyze(policyFile source: FileText, vocabulary: Vocabulary, keepin
   } else {
     // Each declaration is checked and compiled as the parser reads it, and no tree is built:
     // memory stays bounded by the largest declaration.
-    (range, comments, syntaxDiagnostics) = source.parse(keepsComments: false, into: &checker)
+    (range, comments, syntaxDiagnostics) = source.parse(
+      keepsComments: keepingComments, into: &checker)
   }
   let (diagnostics, omittedErrors, omittedWarnings) = merged(
     syntaxDiagnostics, checker.diagnostics)
