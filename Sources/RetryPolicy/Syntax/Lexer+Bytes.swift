@@ -1,6 +1,6 @@
 // The lexer's byte-level checks, on its slow path: what a non-ASCII byte starts (a
 // character, bytes that are not UTF-8, an invisible or direction-changing character), and
-// the lone CR. ASCII text never reaches this file.
+// the lone CR. Well-formed ASCII tokens never come here, only bad characters and non-ASCII.
 
 extension Lexer {
   /// What the bytes at a non-ASCII (or otherwise unexpected) position hold.
