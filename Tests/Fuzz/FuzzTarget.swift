@@ -8,7 +8,9 @@
 // - printing the canonical form again changes nothing;
 // - `compile(policyFile:)` and `compile(policy:)` agree with `analyze`, the one pipeline they
 //   run: the same policies and warnings, or an error with the same diagnostics;
-// - keeping the syntax tree for the tools changes neither the diagnostics nor the policies.
+// - keeping the syntax tree for the tools changes neither the diagnostics nor the policies;
+// - the file read as bytes (as `check` reads it) agrees with the same file read as text when
+//   the bytes are valid UTF-8, and reports `invalid-utf8` when they are not.
 
 #if canImport(Glibc)
   import Glibc
@@ -18,8 +20,10 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
-  let source = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  let source = String(decoding: bytes, as: UTF8.self)
   exercise(source)
+  compareBytes(bytes, with: source)
   return 0
 }
 
@@ -53,6 +57,20 @@ private func exercise(_ source: String) {
     check(!again.hasErrors, "canonical form of a valid file has errors")
     check(again.policies == file.policies, "canonical form compiles differently")
     check(CanonicalPrinter.print(again.syntax) == printed, "printer is not idempotent")
+  }
+}
+
+private func compareBytes(_ bytes: [UInt8], with source: String) {
+  let fromBytes = analyze(policyFile: bytes)
+  _ = DiagnosticRenderer(bytes: bytes, sourceName: "<fuzz>").render(fromBytes.diagnostics)
+  if String(validating: bytes, as: UTF8.self) == nil {
+    check(
+      fromBytes.diagnostics.contains { $0.id == .invalidUTF8 },
+      "invalid UTF-8 read as bytes without an invalid-utf8 diagnostic")
+  } else if !bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+    let fromText = analyze(policyFile: source)
+    check(fromBytes.diagnostics == fromText.diagnostics, "bytes and text disagree on diagnostics")
+    check(fromBytes.policies == fromText.policies, "bytes and text compile differently")
   }
 }
 
