@@ -189,21 +189,6 @@ package struct RetryWait: Sendable {
   package var hook: (@Sendable () async throws -> Void)?
 }
 
-extension Duration {
-  /// Whether the duration is above zero, compared in place (`Duration`'s `<` and `zero` are
-  /// calls into the standard library).
-  @inline(__always)
-  package var isPositive: Bool {
-    _high > 0 || (_high == 0 && _low != 0)
-  }
-
-  /// `Duration.zero`, built in place (`zero` is a call into the standard library).
-  @inline(__always)
-  package static var zeroInline: Duration {
-    Duration(_high: 0, low: 0)
-  }
-}
-
 /// Sleeps `delay` on `clock`: `Clock.sleep(for:)`, which it is, without that function's frame
 /// and executor switch.
 @inline(__always)

@@ -105,7 +105,7 @@ package struct RetryStateMachine: Sendable {
         return .giveUp(.deadlineExceeded)
       }
       ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
-      if delay.isPositive || delay._high < 0 { totalDelay = totalDelay.addingClamped(delay) }
+      if delay.isNonZero { totalDelay = totalDelay.addingClamped(delay) }
       return .retry(rule: index, delay: delay)
     }
   }
@@ -185,30 +185,5 @@ struct RuleStates: Sendable {
       default: overflow[index - Self.inlineCount] = newValue
       }
     }
-  }
-}
-
-extension Duration {
-  /// The bound below which the runtime adds durations exactly: 2^50 s (about 36 million years),
-  /// far inside what `Duration` can hold, so a sum of two such values never overflows.
-  package static let clampLimit: Duration = .seconds(1 << 50)
-
-  /// A quarter of ``clampLimit``: two durations within it add up exactly, inside the limit.
-  private static let exactSumLimit: Duration = .seconds(1 << 48)
-
-  /// The sum, stopping at ±``clampLimit`` instead of overflowing.
-  package func addingClamped(_ other: Duration) -> Duration {
-    // Within ±2^48 s each, the sum is exact and below the limit: no floating point needed.
-    // (Compared as `Int128` attoseconds, which inline, unlike `Duration`'s operators.)
-    let exact = Duration.exactSumLimit.attoseconds
-    let (lhs, rhs) = (attoseconds, other.attoseconds)
-    if Swift.max(lhs, rhs) < exact, Swift.min(lhs, rhs) > -exact {
-      return Duration(attoseconds: lhs + rhs)
-    }
-    let total = self / .seconds(1) + other / .seconds(1)
-    guard total.magnitude < Duration.clampLimit / .seconds(1) else {
-      return total > 0 ? Duration.clampLimit : .zero - Duration.clampLimit
-    }
-    return self + other
   }
 }
