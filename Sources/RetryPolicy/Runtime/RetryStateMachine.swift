@@ -19,8 +19,6 @@ package struct RetryStateMachine: Sendable {
   package let deadline: Duration?
   /// The attempts started so far.
   package private(set) var attempts: Int
-  /// The delays decided so far, added up (saturating).
-  package private(set) var totalDelay: Duration = .zeroInline
   /// Each rule's retries and last delay, inline for the first few rules.
   private var ruleStates: RuleStates
 
@@ -35,6 +33,12 @@ package struct RetryStateMachine: Sendable {
     self.deadline = policy.deadline
     self.attempts = attempts
     self.ruleStates = RuleStates(count: policy.rules.count)
+  }
+
+  /// Forgets every rule's retries, keeping the count of attempts: a long-lived sequence's
+  /// new episode.
+  package mutating func restart() {
+    ruleStates = RuleStates(count: rules.count)
   }
 
   /// Records that an attempt starts.
@@ -105,7 +109,6 @@ package struct RetryStateMachine: Sendable {
         return .giveUp(.deadlineExceeded)
       }
       ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
-      if delay.isNonZero { totalDelay = totalDelay.addingClamped(delay) }
       return .retry(rule: index, delay: delay)
     }
   }

@@ -34,12 +34,6 @@ extension Duration {
     attoseconds > 0
   }
 
-  /// Whether the duration is not zero, compared in place.
-  @inline(__always)
-  package var isNonZero: Bool {
-    attoseconds != 0
-  }
-
   /// The duration as seconds in a `Double`: the whole seconds exactly, plus the fraction.
   ///
   /// (Dividing all the attoseconds at once would be cheaper, but rounds large durations such
