@@ -32,9 +32,7 @@ extension CompiledPolicy {
     _ operation: () async throws -> Success
   ) async throws -> Success {
     guard attemptTimeout == nil else {
-      return try await runTimingOut(in: RetryEnvironment(), isolation: isolation) {
-        _ in try await operation()
-      }
+      return try await runTimingOut(in: RetryEnvironment(), isolation: isolation, operation)
     }
     let firstFailure: (any Error)?
     if deadline == nil, budgetRatio == nil {
@@ -42,9 +40,8 @@ extension CompiledPolicy {
     } else {
       firstFailure = nil
     }
-    return try await drive(in: RetryEnvironment(), after: firstFailure, isolation: isolation) {
-      _ in try await operation()
-    }
+    return try await drive(
+      in: RetryEnvironment(), after: firstFailure, isolation: isolation, operation)
   }
 
   /// Runs `operation` in `environment`, retrying it as the policy says, and returns its first
@@ -77,9 +74,7 @@ extension CompiledPolicy {
     _ operation: () async throws -> Success
   ) async throws -> Success {
     guard attemptTimeout == nil else {
-      return try await runTimingOut(in: environment, isolation: isolation) {
-        _ in try await operation()
-      }
+      return try await runTimingOut(in: environment, isolation: isolation, operation)
     }
     let firstFailure: (any Error)?
     if deadline == nil, budgetRatio == nil, environment.observer == nil {
@@ -87,9 +82,7 @@ extension CompiledPolicy {
     } else {
       firstFailure = nil
     }
-    return try await drive(in: environment, after: firstFailure, isolation: isolation) {
-      _ in try await operation()
-    }
+    return try await drive(in: environment, after: firstFailure, isolation: isolation, operation)
   }
 
   /// Runs `operation`, passing it the attempt it makes, retrying as the policy says, and
@@ -131,16 +124,13 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)? = #isolation,
     _ operation: (RetryAttempt) async throws -> Success
   ) async throws -> Success {
-    guard attemptTimeout == nil else {
-      return try await runTimingOut(in: environment, isolation: isolation, operation)
+    // Attempts are sequential, so counting the calls numbers them: the common form's loop
+    // stays free of the extra closure this one needs.
+    var number = 0
+    return try await run(in: environment, isolation: isolation) {
+      number += 1
+      return try await operation(RetryAttempt(number: number))
     }
-    let firstFailure: (any Error)?
-    if deadline == nil, budgetRatio == nil, environment.observer == nil {
-      do { return try await operation(RetryAttempt(number: 1)) } catch { firstFailure = error }
-    } else {
-      firstFailure = nil
-    }
-    return try await drive(in: environment, after: firstFailure, isolation: isolation, operation)
   }
 
   /// The driver loop of a run, inlined into `run` so that, without `timeout`, every attempt is
@@ -153,7 +143,7 @@ extension CompiledPolicy {
     in environment: RetryEnvironment,
     after firstFailure: (any Error)?,
     isolation: isolated (any Actor)?,
-    _ operation: (RetryAttempt) async throws -> Success
+    _ operation: () async throws -> Success
   ) async throws -> Success {
     try await drive(
       on: environment.clock, in: environment, after: firstFailure, isolation: isolation,
@@ -174,28 +164,29 @@ extension CompiledPolicy {
   ///   - isolation: The caller's actor: the same as `run`'s, into which this is inlined.
   ///   - operation: The work to attempt.
   @inlinable
+  @inline(__always)
   func drive<C: Clock<Duration>, Success>(
     on clock: C,
     in environment: RetryEnvironment,
     after firstFailure: (any Error)?,
     isolation: isolated (any Actor)?,
-    _ operation: (RetryAttempt) async throws -> Success
+    _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, clock: clock,
       attempts: firstFailure == nil ? 0 : 1)
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
-      try await run.perform(wait, after: firstFailure, in: environment)
+      try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }
     while true {
       try run.startAttempt(in: environment)
       do {
-        let value = try await operation(RetryAttempt(number: run.attempts))
+        let value = try await operation()
         run.finishSucceeded(in: environment)
         return value
       } catch {
         if let wait = try run.decideRetry(after: error, in: environment) {
-          try await run.perform(wait, after: error, in: environment)
+          try await run.perform(wait, after: error, in: environment, on: clock)
         }
       }
     }
@@ -207,7 +198,7 @@ extension CompiledPolicy {
   func runTimingOut<Success>(
     in environment: RetryEnvironment,
     isolation: isolated (any Actor)?,
-    _ operation: (RetryAttempt) async throws -> Success
+    _ operation: () async throws -> Success
   ) async throws -> Success {
     try await runTimingOut(on: environment.clock, in: environment, isolation: isolation, operation)
   }
@@ -216,15 +207,14 @@ extension CompiledPolicy {
     on clock: C,
     in environment: RetryEnvironment,
     isolation: isolated (any Actor)?,
-    _ operation: (RetryAttempt) async throws -> Success
+    _ operation: () async throws -> Success
   ) async throws -> Success {
     guard let limit = attemptTimeout else {
       return try await drive(
         on: clock, in: environment, after: nil, isolation: isolation, operation)
     }
     return try await drive(on: clock, in: environment, after: nil, isolation: isolation) {
-      attempt in
-      try await timingOut(on: clock, limit: limit) { try await operation(attempt) }
+      try await timingOut(on: clock, limit: limit, operation)
     }
   }
 }

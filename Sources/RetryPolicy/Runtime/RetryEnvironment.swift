@@ -58,8 +58,8 @@ public struct RetryEnvironment: Sendable {
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses,
-      contextHooks: hooks.mapValues { hook in { _ in try await hook() } }, observer: observer,
-      budget: budget, budgets: budgets)
+      contextHooks: hooks.isEmpty ? [:] : hooks.mapValues { hook in { _ in try await hook() } },
+      observer: observer, budget: budget, budgets: budgets)
   }
 
   /// Creates an environment whose hooks receive the error and the attempt that failed.

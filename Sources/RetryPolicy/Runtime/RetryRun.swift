@@ -1,9 +1,10 @@
-/// The driver of one run on a clock of type `C`, which performs what ``RetryStateMachine``
-/// decides.
+/// The driver of one run, which performs what ``RetryStateMachine`` decides.
 ///
 /// It waits on the clock, runs hooks, draws on the budget and reports events. `run` opens the
-/// environment's clock once and drives a run over the concrete clock, so instants are never
-/// cast; retrying sequences share it.
+/// environment's clock once and drives the run over the concrete clock: the waits are generic
+/// over it, and the run's start is kept in a ``Stopwatch`` of that clock, so instants are
+/// never cast. Retrying sequences share it. Its own layout does not depend on the clock, so
+/// that the driver loop's frame has a fixed size.
 ///
 /// Events come in this order (the guide states it): for each attempt `attemptStarted`; if it
 /// fails, `attemptFailed`, then `gaveUp` or `retryScheduled`; a scheduled retry is followed by
@@ -11,9 +12,7 @@
 /// deadline passes during the wait or the hook, or the budget is empty when the retry's
 /// attempt would start. Last, `finished`.
 @usableFromInline
-package struct RetryRun<C: Clock<Duration>>: Sendable {
-  /// The run's clock, the environment's, opened.
-  private let clock: C
+package struct RetryRun: Sendable {
   /// This run's own copy of the environment's random source.
   private var random: RandomSource
   /// The decisions so far; it also holds the policy's rules and deadline.
@@ -22,11 +21,10 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
   private let budget: RetryBudget?
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
-  /// Whether the elapsed time is needed (for `within` or an observer).
-  private let needsTime: Bool
-  /// When the run (or, for a sequence, its current episode) started; read only when `within`
-  /// or an observer needs the elapsed time, so that other runs never read the clock.
-  private var start: C.Instant?
+  /// When the run (or, for a sequence, its current episode) started, on the run's clock;
+  /// kept only when `within` or an observer needs the elapsed time, so that other runs never
+  /// read the clock.
+  private var stopwatch: (any RunStopwatch)?
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
   private var pendingError: (any Error)?
@@ -45,31 +43,38 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
   /// already made (1 after a failed fast path, whose deposit there is no budget to make).
   @inlinable
   @inline(__always)
-  package init(
+  package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
     attempts: Int = 0
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
+    // (Not `||`: its autoclosure would consume the borrowed environment.)
+    let isObserved = environment.observer != nil
+    let isTimed = isObserved ? true : policy.deadline != nil
     self.init(
-      policy: policy, random: environment.random, clock: clock,
-      isObserved: environment.observer != nil, budget: environment.budget(for: policy),
+      policy: policy, random: environment.random, budget: environment.budget(for: policy),
       attempts: attempts)
+    if isTimed { startStopwatch(on: clock) }
   }
 
   @usableFromInline
   init(
-    policy: borrowing CompiledPolicy, random: any RandomNumberGenerator & Sendable, clock: C,
-    isObserved: Bool, budget: RetryBudget?, attempts: Int
+    policy: borrowing CompiledPolicy, random: any RandomNumberGenerator & Sendable,
+    budget: RetryBudget?, attempts: Int
   ) {
-    self.clock = clock
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.budget = budget
     self.budgetRatio = policy.budgetRatio ?? 0
     self.isFirstOfEpisode = attempts == 0
-    self.needsTime = policy.deadline != nil || isObserved
-    self.start = needsTime ? clock.now : nil
+    self.stopwatch = nil
+  }
+
+  /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
+  @usableFromInline
+  mutating func startStopwatch<C: Clock<Duration>>(on clock: C) {
+    stopwatch = Stopwatch(clock: clock, start: clock.now)
   }
 
   /// The attempts started so far.
@@ -114,11 +119,11 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
   ///
   /// It runs on the caller's executor (`nonisolated(nonsending)`): only the clock's sleep and
   /// a hook may run elsewhere.
-  nonisolated(nonsending) package mutating func recover(
-    from error: any Error, in environment: RetryEnvironment
+  nonisolated(nonsending) package mutating func recover<C: Clock<Duration>>(
+    from error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if let wait = try decideRetry(after: error, in: environment) {
-      try await perform(wait, after: error, in: environment)
+      try await perform(wait, after: error, in: environment, on: clock)
     }
   }
 
@@ -128,7 +133,7 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
     machine.restart()
     // The subscription that delivered counts as the episode's first attempt.
     budget?.recordFirstAttempt(ratio: budgetRatio)
-    if needsTime { start = clock.now }
+    stopwatch?.restart()
   }
 
   /// What comes before the wait of a retry, all synchronous: returns nil when the next
@@ -167,7 +172,8 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
       if let observer = environment.observer {
         observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       }
-      pendingError = error
+      // Kept only for the checks at the attempt's start, which only `within` and a budget make.
+      if budget != nil || machine.deadline != nil { pendingError = error }
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
         guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
@@ -182,8 +188,8 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
   /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
   /// is cancelled by the end of the wait.
   @usableFromInline
-  nonisolated(nonsending) package mutating func perform(
-    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment
+  nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
+    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if wait.delay.isPositive {
       let deadline = deadline(on: clock, after: wait.delay)
@@ -191,7 +197,7 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
         try await clock.sleep(until: deadline, tolerance: nil)
         totalDelay = totalDelay.addingClamped(wait.delay)
       } catch {
-        totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline))
+        totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline, on: clock))
         throw stop(.cancelled, error, in: environment)
       }
     } else if wait.hook == nil {
@@ -214,7 +220,9 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
   }
 
   /// The part of `delay` waited by now, the wait having been meant to end at `deadline`.
-  private func waited(_ delay: Duration, until deadline: C.Instant) -> Duration {
+  private func waited<C: Clock<Duration>>(
+    _ delay: Duration, until deadline: C.Instant, on clock: C
+  ) -> Duration {
     let remaining = clock.now.duration(to: deadline)
     guard remaining.isPositive else { return delay }
     let part = delay.subtractingClamped(remaining)
@@ -242,10 +250,10 @@ package struct RetryRun<C: Clock<Duration>>: Sendable {
     observer(.finished(summary))
   }
 
-  /// The time since the run started, or zero when nothing needs it (see ``start``).
+  /// The time since the run started, or zero when nothing needs it (see ``stopwatch``).
   private func elapsed() -> Duration {
-    guard let start else { return .zeroInline }
-    return start.duration(to: clock.now)
+    guard let stopwatch else { return .zeroInline }
+    return stopwatch.elapsed()
   }
 }
 
@@ -257,6 +265,28 @@ struct RandomSource: RandomNumberGenerator, Sendable {
   @inline(__always)
   mutating func next() -> UInt64 {
     base.next()
+  }
+}
+
+/// The time since a run started, on the run's clock.
+protocol RunStopwatch: Sendable {
+  /// The time since the start.
+  func elapsed() -> Duration
+  /// Starts again from now.
+  mutating func restart()
+}
+
+/// A ``RunStopwatch`` on a clock of type `C`: its instants never leave it.
+struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
+  let clock: C
+  var start: C.Instant
+
+  func elapsed() -> Duration {
+    start.duration(to: clock.now)
+  }
+
+  mutating func restart() {
+    start = clock.now
   }
 }
 

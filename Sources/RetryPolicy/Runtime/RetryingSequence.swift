@@ -115,7 +115,8 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
     }
 
     private func makeDriver<C: Clock<Duration>>(on clock: C) -> any SequenceDriving {
-      SequenceDriver(run: RetryRun(policy: policy, environment: environment, clock: clock))
+      SequenceDriver(
+        run: RetryRun(policy: policy, environment: environment, clock: clock), clock: clock)
     }
   }
 }
@@ -131,12 +132,14 @@ protocol SequenceDriving: AnyObject {
   func stopCancelled(in environment: RetryEnvironment) -> any Error
 }
 
-/// A ``RetryRun`` on a clock of type `C`, kept between calls of the iterator's `next`.
+/// A ``RetryRun`` and its clock of type `C`, kept between calls of the iterator's `next`.
 private final class SequenceDriver<C: Clock<Duration>>: SequenceDriving {
-  private var run: RetryRun<C>
+  private var run: RetryRun
+  private let clock: C
 
-  init(run: RetryRun<C>) {
+  init(run: RetryRun, clock: C) {
     self.run = run
+    self.clock = clock
   }
 
   func startAttempt(in environment: RetryEnvironment) throws {
@@ -146,7 +149,7 @@ private final class SequenceDriver<C: Clock<Duration>>: SequenceDriving {
   nonisolated(nonsending) func recover(from error: any Error, in environment: RetryEnvironment)
     async throws
   {
-    try await run.recover(from: error, in: environment)
+    try await run.recover(from: error, in: environment, on: clock)
   }
 
   func startEpisode() {

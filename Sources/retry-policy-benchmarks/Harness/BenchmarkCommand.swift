@@ -18,6 +18,7 @@ enum BenchmarkCommand {
     CompileScenario.scenario,
     PolicyFileScenario.scenario,
     ConcurrentWaitsScenario.scenario,
+    TimeoutMemoryScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
