@@ -157,6 +157,22 @@ struct RuntimePromiseTests {
     #expect(recorder.summaries.map(\.totalDelay) == [.seconds(2)])
   }
 
+  @Test("on the continuous clock a 'timeout' fires, and a quick attempt keeps its value")
+  func continuousClockTimeout() async throws {
+    let policy = policy(RetryRule(behavior: .immediate(maxCount: 0)), timeout: .milliseconds(5))
+    await #expect(throws: AttemptTimeoutError(timeout: .milliseconds(5))) {
+      try await policy.run { try await waitUntilCancelled() }
+    }
+    let long = CompiledPolicy(
+      rules: [RetryRule(behavior: .immediate(maxCount: 0))], attemptTimeout: .seconds(3600))
+    for value in 0..<100 {
+      #expect(try await long.run { value } == value)
+    }
+    let endless = CompiledPolicy(
+      rules: [RetryRule(behavior: .immediate(maxCount: 0))], attemptTimeout: .saturatedForever)
+    #expect(try await endless.run { 7 } == 7)
+  }
+
   @Test(
     "a rule's schedule never traps nor hangs, whatever the limit and the count",
     arguments: [Int.min, -1, 0, 1, 100, Int.max])
@@ -197,6 +213,11 @@ final class SteppingClock: Clock, @unchecked Sendable {
   func sleep(until deadline: Instant, tolerance: Duration?) async throws {
     current.withLock { $0 = Swift.max($0, deadline) }
   }
+}
+
+extension Duration {
+  /// A limit far beyond any Dispatch deadline.
+  static let saturatedForever: Duration = .seconds(Int64.max)
 }
 
 /// The yield interval of immediate retries, as the runtime documents it.
