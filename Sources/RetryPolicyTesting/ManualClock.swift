@@ -1,3 +1,5 @@
+import RetryPolicy
+
 /// A clock whose time moves only when a test moves it, so time-based code runs without
 /// real sleeping and in a known order.
 ///
@@ -24,12 +26,12 @@ public final class ManualClock: Clock, Sendable {
     /// The instant `duration` later (earlier when negative), stopping at about ±36 million
     /// years instead of overflowing.
     public func advanced(by duration: Duration) -> Instant {
-      Instant(offset: offset.saturatingSum(duration))
+      Instant(offset: offset.addingClamped(duration))
     }
 
     /// The time from this instant to `other`.
     public func duration(to other: Instant) -> Duration {
-      other.offset.saturatingDifference(offset)
+      other.offset.subtractingClamped(offset)
     }
 
     /// Whether `lhs` comes before `rhs`.
@@ -187,42 +189,5 @@ public final class ManualClock: Clock, Sendable {
       waiter?.continuation.resume()
     }
     state.withLock { _ = $0.cancelled.remove(id) }
-  }
-}
-
-extension Duration {
-  /// The bound of virtual time: 2^50 s, about 36 million years.
-  static let virtualTimeLimit: Duration = .seconds(1 << 50)
-
-  /// A bound within which sums and differences are exact and stay inside
-  /// ``virtualTimeLimit``: 2^48 s, so that the quick path needs no floating point.
-  private static let exactLimit: Duration = .seconds(1 << 48)
-
-  /// Whether `self` and `other` both lie strictly within ±``exactLimit``.
-  /// (Compared as `Int128` attoseconds, which inline, unlike `Duration`'s operators.)
-  private func isExact(with other: Duration) -> Bool {
-    let limit = Duration.exactLimit.attoseconds
-    let (lhs, rhs) = (attoseconds, other.attoseconds)
-    return Swift.max(lhs, rhs) < limit && Swift.min(lhs, rhs) > -limit
-  }
-
-  /// The sum, stopping at ±``virtualTimeLimit`` instead of overflowing.
-  func saturatingSum(_ other: Duration) -> Duration {
-    if isExact(with: other) { return Duration(attoseconds: attoseconds + other.attoseconds) }
-    let total = self / .seconds(1) + other / .seconds(1)
-    guard total.magnitude < Duration.virtualTimeLimit / .seconds(1) else {
-      return total > 0 ? Duration.virtualTimeLimit : .zero - Duration.virtualTimeLimit
-    }
-    return self + other
-  }
-
-  /// The difference, stopping at ±``virtualTimeLimit`` instead of overflowing.
-  func saturatingDifference(_ other: Duration) -> Duration {
-    if isExact(with: other) { return Duration(attoseconds: attoseconds - other.attoseconds) }
-    let total = self / .seconds(1) - other / .seconds(1)
-    guard total.magnitude < Duration.virtualTimeLimit / .seconds(1) else {
-      return total > 0 ? Duration.virtualTimeLimit : .zero - Duration.virtualTimeLimit
-    }
-    return self - other
   }
 }

@@ -126,7 +126,6 @@ struct CompilerTests {
     #expect(oneLine.deadline == .seconds(120))
     #expect(oneLine.attemptTimeout == .seconds(10))
     #expect(oneLine.budgetRatio == 0.1)
-    #expect(oneLine.budget?.ratio == 0.1)
     let lines = try #require(compileBuilt("retry 3 delay 1s\nwithin 2m\ntimeout 10s budget 10%"))
     #expect(lines == oneLine)
     #expect(oneLine.description == "retry 3 delay 1s within 2m timeout 10s budget 10%")

@@ -120,6 +120,21 @@ struct RuntimeArithmeticTests {
       #expect(action == .retry(rule: 0, delay: .zero))
     }
     #expect(random == probe)
-    #expect(machine.totalDelay == .zero)
+  }
+
+  @Test("clamped differences never overflow, even between the extremes of Duration")
+  func clampedDifferences() {
+    let limit = Duration.clampLimit
+    let extremes = [Duration(attoseconds: .max), Duration(attoseconds: .min), .zero, limit]
+    for lhs in extremes {
+      for rhs in extremes {
+        let difference = lhs.subtractingClamped(rhs)
+        #expect(difference <= limit && difference >= .zero - limit)
+        let sum = lhs.addingClamped(rhs)
+        #expect(sum <= limit && sum >= .zero - limit)
+      }
+    }
+    #expect(Duration(attoseconds: .max).subtractingClamped(Duration(attoseconds: .min)) == limit)
+    #expect(Duration.seconds(3).subtractingClamped(.seconds(5)) == .seconds(-2))
   }
 }

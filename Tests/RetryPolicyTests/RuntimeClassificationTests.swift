@@ -10,7 +10,7 @@ struct RuntimeClassificationTests {
       (APIError.serverError(code: 503), "APIError", true),
       (APIError.serverError(code: 503), "unauthorized", false),
       (APIError.unauthorized, "unauthorized", true),
-      (StorageError.diskFull, "diskFull", true),
+      (StorageError.diskFull, "StorageError", true),
       (StorageError.corrupted(path: "/tmp"), "corrupted", true),
       (StorageError.diskFull, "storage failed", false),
       (ConnectionLost(), "ConnectionLost", true),
@@ -41,6 +41,57 @@ struct RuntimeClassificationTests {
     ])
   func namesMatchInFull(error: any Error, name: String, matches: Bool) {
     #expect(ErrorClassification(error).matches(name) == matches)
+  }
+
+  @Test("a class error matches the names of its class and of every superclass")
+  func subclassesMatch() {
+    let error: BaseServiceError = QuotaError()
+    #expect(ErrorClassification(error).matches("QuotaError"))
+    #expect(ErrorClassification(error).matches("BaseServiceError"))
+    #expect(!ErrorClassification(BaseServiceError()).matches("QuotaError"))
+    #expect(ErrorClassification(error).caseName == nil)
+  }
+
+  @Test("a case without payload of an enum that prints itself matches by type, not by case")
+  func customDescriptionHidesOnlyPayloadFreeCases() {
+    #expect(!ErrorClassification(StorageError.diskFull).matches("diskFull"))
+    #expect(ErrorClassification(StorageError.diskFull).matches("StorageError"))
+    #expect(ErrorClassification(StorageError.corrupted(path: "/tmp")).matches("corrupted"))
+  }
+
+  @Test("no meaning of a name hides another: built-in, registered, type and case all match")
+  func precedenceOfNames() {
+    let refusing: [String: @Sendable (any Error) -> Bool] = [
+      "timeout": { _ in false }, "serverError": { _ in false },
+    ]
+    // The built-in `timeout` holds even when a registered 'timeout' refuses the error.
+    #expect(
+      ErrorClassification(AttemptTimeoutError(timeout: .seconds(1)), predicates: refusing)
+        .matches("timeout"))
+    // A case named `timeout` is in the class `timeout` too.
+    #expect(ErrorClassification(GatewayError.timeout).matches("timeout"))
+    // A registered predicate that refuses does not hide the case name.
+    #expect(
+      ErrorClassification(APIError.serverError(code: 503), predicates: refusing)
+        .matches("serverError"))
+    // A registered predicate adds errors to a built-in name.
+    let accepting: [String: @Sendable (any Error) -> Bool] = ["timeout": { $0 is ConnectionLost }]
+    #expect(ErrorClassification(ConnectionLost(), predicates: accepting).matches("timeout"))
+    #expect(!ErrorClassification(CancellationError(), predicates: accepting).matches("any"))
+  }
+
+  @Test("case names are right for every payload, large values and many distinct values")
+  func caseNamesOfManyValues() {
+    for code in 0..<5000 {
+      let error = APIError.serverError(code: code)
+      #expect(ErrorClassification(error).caseName == "serverError")
+    }
+    #expect(ErrorClassification(APIError.notFound).caseName == "notFound")
+    let large = LargePayloadError.overloaded(first: 1, second: 2, third: 3)
+    #expect(ErrorClassification(large).matches("overloaded"))
+    #expect(ErrorClassification(LargePayloadError.empty).matches("empty"))
+    #expect(ErrorClassification(Ünïcode.café).matches("café"))
+    #expect(ErrorClassification(Ünïcode.café).matches("Ünïcode"))
   }
 
   @Test("the lazily read type and case names are the type's and the case's")

@@ -8,7 +8,8 @@ enum APIError: Error, Equatable {
   case notFound
 }
 
-/// A payload-less enum that customizes its description, which must not hide its case names.
+/// An enum that customizes its description: public reflection shows the case name of a case
+/// with a payload, and only the type name of a case without one.
 enum StorageError: Error, CustomStringConvertible {
   case diskFull
   case corrupted(path: String)
@@ -17,6 +18,27 @@ enum StorageError: Error, CustomStringConvertible {
 }
 
 struct ConnectionLost: Error, Equatable {}
+
+/// A class error and a subclass, for matching by superclass name.
+class BaseServiceError: Error, @unchecked Sendable {}
+final class QuotaError: BaseServiceError, @unchecked Sendable {}
+
+/// A case named like the built-in class `timeout`.
+enum GatewayError: Error {
+  case timeout
+  case badGateway
+}
+
+/// Values larger than the 16 bytes the case-name cache keys by.
+enum LargePayloadError: Error {
+  case overloaded(first: Int, second: Int, third: Int)
+  case empty
+}
+
+/// Non-ASCII type and case names.
+enum Ünïcode: Error {
+  case café
+}
 
 struct Envelope<Payload: Sendable>: Error {
   var payload: Payload

@@ -101,12 +101,13 @@ public struct RetryRule: Sendable, Hashable {
 
 /// A compiled policy: its rules, in order, and the policy-wide clauses.
 ///
-/// A value: copies compare equal and print the same. Copies also share one retry budget
-/// (`budget P%`), so every run of a policy, from any task, draws on the same tokens.
+/// A plain value: `==` compares every clause, and equal policies behave the same. The budget
+/// that `budget P%` draws on is not part of the value: it is a ``RetryBudget`` the host owns
+/// and passes in the ``RetryEnvironment``.
 ///
 ///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
 ///     let value = try await policy.run { try await client.fetch() }
-public struct CompiledPolicy: Sendable {
+public struct CompiledPolicy: Sendable, Hashable {
   /// The policy's name in its file, or nil for a policy compiled from a single text.
   public var name: String?
   /// The rules; an error goes to the first rule whose classes match it.
@@ -115,16 +116,11 @@ public struct CompiledPolicy: Sendable {
   public var deadline: Duration?
   /// The limit on each attempt (`timeout`).
   public var attemptTimeout: Duration?
-  /// The retry budget (`budget P%`) as a fraction of first attempts, such as 0.1.
-  ///
-  /// Setting it gives the policy a fresh token bucket.
-  public var budgetRatio: Double? {
-    didSet { budget = budgetRatio.map { RetryBudget(ratio: $0) } }
-  }
-  /// The token bucket behind `budgetRatio`, shared by every copy of this value.
-  package private(set) var budget: RetryBudget?
+  /// The retry budget (`budget P%`) as a fraction of first attempts, such as 0.1: each run's
+  /// first attempt deposits this much of a token in the run's ``RetryBudget``.
+  public var budgetRatio: Double?
 
-  /// Creates a policy from its parts; a budget ratio gets a fresh, shared token bucket.
+  /// Creates a policy from its parts.
   public init(
     name: String? = nil,
     rules: [RetryRule],
@@ -137,14 +133,5 @@ public struct CompiledPolicy: Sendable {
     self.deadline = deadline
     self.attemptTimeout = attemptTimeout
     self.budgetRatio = budgetRatio
-    self.budget = budgetRatio.map { RetryBudget(ratio: $0) }
-  }
-}
-
-extension CompiledPolicy: Equatable {
-  /// Policies are equal when their clauses are; the budget's live token count is not compared.
-  public static func == (lhs: CompiledPolicy, rhs: CompiledPolicy) -> Bool {
-    lhs.name == rhs.name && lhs.rules == rhs.rules && lhs.deadline == rhs.deadline
-      && lhs.attemptTimeout == rhs.attemptTimeout && lhs.budgetRatio == rhs.budgetRatio
   }
 }

@@ -179,12 +179,15 @@ extension RetryRule {
     return low + (high - low) * unit
   }
 
-  /// The rule's delays, at most `limit` rows, and the worst-case total of all of them.
+  /// The rule's delays, at most `limit` rows (and never more than 10,000), and the
+  /// worst-case total of all of them.
   ///
-  /// For `retry forever` the rows stop at `limit` and the total is nil.
+  /// For `retry forever` the rows stop at the limit and the total is nil. Any `limit` is
+  /// accepted: zero or less gives no rows. The total of a huge count is computed without
+  /// visiting every retry: once the delays stop changing, the rest are multiplied out.
   public func schedule(limit: Int = 100) -> Schedule {
     let count = behavior.maxCount
-    let rows = Swift.min(Swift.max(0, limit), count ?? Int.max)
+    let rows = Swift.min(Swift.max(0, limit), Self.maximumRows, count ?? Int.max)
     var entries: [ScheduleEntry] = []
     entries.reserveCapacity(rows)
     for retry in stride(from: 1, through: rows, by: 1) {
@@ -194,16 +197,35 @@ extension RetryRule {
           retry: retry, delay: nominalDelay(beforeRetry: retry),
           minimum: bounds.lowerBound, maximum: bounds.upperBound))
     }
-    var total: Duration?
-    if let count {
-      var seconds = 0.0
-      for retry in stride(from: 1, through: count, by: 1) {
-        seconds += delayBounds(beforeRetry: retry).upperBound.seconds
-        if seconds >= Duration.saturatedSeconds { break }
-      }
-      total = .saturating(seconds: seconds)
-    }
     return Schedule(
-      entries: entries, isTruncated: count.map { $0 > rows } ?? true, worstCaseTotal: total)
+      entries: entries, isTruncated: count.map { $0 > rows } ?? true,
+      worstCaseTotal: count.map(worstCaseTotal(ofRetries:)))
+  }
+
+  /// The most rows a schedule has.
+  private static let maximumRows = 10_000
+
+  /// The sum of the longest delays of retries 1 through `count`, saturated.
+  private func worstCaseTotal(ofRetries count: Int) -> Duration {
+    // From this retry on, a rule's delays can stay the same: past an explicit schedule's end.
+    var settled = 1
+    if case .customTimerDelayed(_, let delays) = behavior { settled = delays.count + 1 }
+    var seconds = 0.0
+    var previous: Double?
+    var retry = 1
+    while retry <= count {
+      let longest = delayBounds(beforeRetry: retry).upperBound.seconds
+      seconds += longest
+      if seconds >= Duration.saturatedSeconds { break }
+      // Delays never shrink after `settled` (see the invariant tests), so equal delays in a
+      // row are the delay of every later retry: capped, saturated, or constant.
+      if retry > settled, let previous, previous == longest {
+        seconds += longest * Double(count - retry)
+        break
+      }
+      previous = longest
+      retry += 1
+    }
+    return .saturating(seconds: seconds)
   }
 }

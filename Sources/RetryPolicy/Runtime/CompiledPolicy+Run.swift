@@ -57,9 +57,10 @@ extension CompiledPolicy {
   ///     let profile = try await policy.run(in: environment) { try await api.profile() }
   ///
   /// With `timeout`, each attempt runs in a child task, cancelled when the limit passes; the
-  /// run then waits for the operation to return and counts the attempt as failed with
-  /// ``AttemptTimeoutError`` (class `timeout`), whatever it returned. An operation that ignores
-  /// cancellation therefore holds the run up until it returns.
+  /// run then waits for the operation to return. A value it returns is the run's value, even
+  /// after the limit (a late success is a success); an error counts as
+  /// ``AttemptTimeoutError`` (class `timeout`). An operation that ignores cancellation
+  /// therefore holds the run up until it returns.
   ///
   /// - Parameters:
   ///   - environment: The clock, random source, error classes, hooks and observer.
@@ -84,19 +85,58 @@ extension CompiledPolicy {
     return try await drive(in: environment, after: firstFailure, isolation: isolation, operation)
   }
 
+  /// Runs `operation`, passing it the attempt it makes, retrying as the policy says, and
+  /// returns its first success.
+  ///
+  /// Everything ``run(isolation:_:)`` says holds; the operation also learns its attempt's
+  /// number, from 1.
+  ///
+  ///     let page = try await policy.run { attempt in
+  ///       try await api.page(7, isRetry: attempt.number > 1)
+  ///     }
+  ///
+  /// - Parameters:
+  ///   - isolation: The caller's actor, which runs `operation`; leave the default.
+  ///   - operation: The work to attempt, given its attempt.
+  /// - Returns: The value of the first attempt that succeeds.
+  @inlinable
+  public func run<Success>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: (RetryAttempt) async throws -> Success
+  ) async throws -> Success {
+    try await run(in: RetryEnvironment(), isolation: isolation, operation)
+  }
+
+  /// Runs `operation` in `environment`, passing it the attempt it makes, retrying as the
+  /// policy says, and returns its first success.
+  ///
+  /// Everything ``run(in:isolation:_:)`` says holds; the operation also learns its attempt's
+  /// number, from 1.
+  ///
+  /// - Parameters:
+  ///   - environment: The clock, random source, error classes, hooks, observer and budget.
+  ///   - isolation: The caller's actor, which runs `operation`; leave the default.
+  ///   - operation: The work to attempt, given its attempt.
+  /// - Returns: The value of the first attempt that succeeds.
+  @inlinable
+  public func run<Success>(
+    in environment: RetryEnvironment,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: (RetryAttempt) async throws -> Success
+  ) async throws -> Success {
+    // Attempts are sequential, so counting the calls numbers them: the common form's loop
+    // stays free of the extra closure this one needs.
+    var number = 0
+    return try await run(in: environment, isolation: isolation) {
+      number += 1
+      return try await operation(RetryAttempt(number: number))
+    }
+  }
+
   /// The driver loop of a run, inlined into `run` so that, without `timeout`, every attempt is
   /// a plain call from the caller's own frame and isolation.
   ///
-  /// ``RetryRun`` makes every decision, reports every event and checks cancellation; the loop
-  /// only calls it: the decision synchronously, and `perform` (the wait and the hook) only when
-  /// there is a delay or a hook.
-  ///
-  /// - Parameters:
-  ///   - environment: The run's environment.
-  ///   - firstFailure: The error of a plain first attempt `run` already made, or nil when no
-  ///     attempt was made yet.
-  ///   - isolation: The caller's actor: the same as `run`'s, into which this is inlined.
-  ///   - operation: The work to attempt.
+  /// It opens the environment's clock once (see ``drive(on:in:after:isolation:_:)``).
   @inlinable
   @inline(__always)
   func drive<Success>(
@@ -105,35 +145,76 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
+    try await drive(
+      on: environment.clock, in: environment, after: firstFailure, isolation: isolation,
+      operation)
+  }
+
+  /// The driver loop over the environment's clock, opened as `C`.
+  ///
+  /// ``RetryRun`` makes every decision, reports every event and checks cancellation; the loop
+  /// only calls it: the decision synchronously, and `perform` (the wait, the hook, or a yield)
+  /// only when there is something to wait for.
+  ///
+  /// - Parameters:
+  ///   - clock: The environment's clock, opened.
+  ///   - environment: The run's environment.
+  ///   - firstFailure: The error of a plain first attempt `run` already made, or nil when no
+  ///     attempt was made yet.
+  ///   - isolation: The caller's actor: the same as `run`'s, into which this is inlined.
+  ///   - operation: The work to attempt.
+  @inlinable
+  @inline(__always)
+  func drive<C: Clock<Duration>, Success>(
+    on clock: C,
+    in environment: RetryEnvironment,
+    after firstFailure: (any Error)?,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
     var run = RetryRun(
-      policy: self, environment: environment, attempts: firstFailure == nil ? 0 : 1)
+      policy: self, environment: environment, clock: clock,
+      attempts: firstFailure == nil ? 0 : 1)
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
-      try await run.perform(wait, after: firstFailure, in: environment)
+      try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }
     while true {
-      run.startAttempt(in: environment)
+      try run.startAttempt(in: environment)
       do {
         let value = try await operation()
         run.finishSucceeded(in: environment)
         return value
       } catch {
         if let wait = try run.decideRetry(after: error, in: environment) {
-          try await run.perform(wait, after: error, in: environment)
+          try await run.perform(wait, after: error, in: environment, on: clock)
         }
       }
     }
   }
 
   /// A run under `timeout`: the same driver, each attempt in a child task beside a timer
-  /// (see ``attempt(on:_:)``); out of line, as it allocates anyway.
+  /// (see `timingOut(on:limit:_:)`); out of line, as it allocates anyway.
   @usableFromInline
   func runTimingOut<Success>(
     in environment: RetryEnvironment,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    try await drive(in: environment, after: nil, isolation: isolation) {
-      try await attempt(on: environment.clock, operation)
+    try await runTimingOut(on: environment.clock, in: environment, isolation: isolation, operation)
+  }
+
+  private func runTimingOut<C: Clock<Duration>, Success>(
+    on clock: C,
+    in environment: RetryEnvironment,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    guard let limit = attemptTimeout else {
+      return try await drive(
+        on: clock, in: environment, after: nil, isolation: isolation, operation)
+    }
+    return try await drive(on: clock, in: environment, after: nil, isolation: isolation) {
+      try await timingOut(on: clock, limit: limit, operation)
     }
   }
 }

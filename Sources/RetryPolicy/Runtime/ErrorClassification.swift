@@ -6,10 +6,11 @@
 /// the error is. The built-in `any` matches every error but cancellation; `timeout` also
 /// matches an ``AttemptTimeoutError``.
 ///
-/// Creating one costs two metatype comparisons. Matching allocates nothing: a rule without
-/// `on` or `except` looks at nothing more; a registered name calls its predicate; a type or
-/// case name is compared byte by byte with the runtime's own copy of the name (the C strings
-/// of its metadata), so no `String` is made.
+/// Names are read through the standard library's public reflection only (`Mirror`,
+/// `String(describing:)` of a type): a type's names once per type, an enum value's case name
+/// once per bit pattern of the value (see ``ErrorNameCache``), so that a failed attempt costs
+/// a dictionary lookup, not a reflection. Creating one costs two metatype comparisons; a rule
+/// without `on` or `except` looks at nothing more.
 package struct ErrorClassification {
   /// The error itself, for predicates.
   package let error: any Error
@@ -30,18 +31,23 @@ package struct ErrorClassification {
   }
 
   /// The type's name without module or generic arguments, such as `URLError`.
-  package var typeName: Substring {
-    let (start, count) = _getTypeName(type(of: error), qualified: false)
-    let name = String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
-    return name.prefix { $0 != "<" }
+  package var typeName: String {
+    ErrorNameCache.shared.typeNames(of: error)[0]
   }
 
-  /// The enum case name, such as `serverError` for `APIError.serverError(code: 503)`.
+  /// The enum case name, such as `serverError` for `APIError.serverError(code: 503)`; nil
+  /// when the error is not an enum, or is a case without payload of an enum that customizes
+  /// its description (public reflection does not show that name).
   package var caseName: String? {
-    enumCaseName(of: error).map { String(cString: $0) }
+    ErrorNameCache.shared.caseName(of: error)
   }
 
   /// Whether the class `name` contains the error.
+  ///
+  /// Any of these makes it so, none hides another (contract §3): the built-in `any` (every
+  /// error but cancellation) or `timeout` (an ``AttemptTimeoutError``); a registered predicate
+  /// of that name that accepts the error; the name of the error's type or of one of its
+  /// superclasses; its enum case name.
   package func matches(_ name: String) -> Bool {
     switch name {
     case "any": return !isCancellation
@@ -49,7 +55,8 @@ package struct ErrorClassification {
     default: break
     }
     if !predicates.isEmpty, let predicate = predicates[name], predicate(error) { return true }
-    return hasCaseName(name) || hasTypeName(name)
+    return ErrorNameCache.shared.caseName(of: error) == name
+      || ErrorNameCache.shared.typeNames(of: error).contains(name)
   }
 
   /// Whether `rule` takes the error: one of its `on` classes (any error but cancellation when
@@ -64,59 +71,4 @@ package struct ErrorClassification {
     let isIncluded = included.isEmpty || included.contains(where: matches)
     return isIncluded && (excluded.isEmpty || !excluded.contains(where: matches))
   }
-
-  /// Whether the error is an enum value whose case is `name`, compared without a `String`.
-  private func hasCaseName(_ name: String) -> Bool {
-    guard let cString = enumCaseName(of: error) else { return false }
-    let caseName = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)
-    var byte = caseName
-    for expected in name.utf8 {
-      // A NUL ends the C string: it never equals a byte of `name` but a NUL, refused here.
-      guard expected != 0, byte.pointee == expected else {
-        return Self.hasNonASCII(name, caseName) && name == String(cString: cString)
-      }
-      byte += 1
-    }
-    return byte.pointee == 0
-      || (Self.hasNonASCII(name, caseName) && name == String(cString: cString))
-  }
-
-  /// Whether the error's type name, up to its generic arguments, is `name`.
-  ///
-  /// The runtime keeps the names it hands out (`_getTypeName`, behind `String(describing:)`
-  /// of a type) in a cache of its own, so this reads the bytes in place.
-  private func hasTypeName(_ name: String) -> Bool {
-    let (start, count) = _getTypeName(type(of: error), qualified: false)
-    let bytes = UnsafeBufferPointer(start: start, count: count)
-    let end = bytes.firstIndex(of: UInt8(ascii: "<")) ?? bytes.endIndex
-    if name.utf8.elementsEqual(bytes[..<end]) { return true }
-    let hasNonASCII = name.utf8.contains { $0 >= 0x80 } || bytes.contains { $0 >= 0x80 }
-    return hasNonASCII && name == typeName
-  }
-
-  /// Whether `name` or the C string `other` has a non-ASCII byte: only then can strings whose
-  /// bytes differ still be equal as `String`s, which compare by canonical equivalence.
-  private static func hasNonASCII(_ name: String, _ other: UnsafePointer<UInt8>) -> Bool {
-    if name.utf8.contains(where: { $0 >= 0x80 }) { return true }
-    var byte = other
-    while byte.pointee != 0 {
-      if byte.pointee >= 0x80 { return true }
-      byte += 1
-    }
-    return false
-  }
 }
-
-/// The case name of an enum value as the runtime's C string, or nil when `value` is not an
-/// enum.
-///
-/// This asks the runtime's reflection for the name directly (the entry point `print` uses for
-/// enums), so it needs no `Mirror` and allocates nothing, and works for cases with and
-/// without payloads and for enums that customize their description. The string lives in the
-/// type's metadata, for the life of the process.
-private func enumCaseName<Value: Error>(of value: Value) -> UnsafePointer<CChar>? {
-  _swiftEnumCaseName(value)
-}
-
-@_silgen_name("swift_EnumCaseName")
-private func _swiftEnumCaseName<Value>(_ value: Value) -> UnsafePointer<CChar>?

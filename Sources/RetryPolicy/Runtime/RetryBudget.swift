@@ -1,49 +1,61 @@
+import Foundation
 import Synchronization
 
-/// The token bucket behind `budget P%`, shared by all runs of one compiled policy (and its
-/// copies), from any task.
+/// A retry budget: a token bucket that limits the retries of many runs together, owned and
+/// shared by the host.
+///
+/// A policy with `budget P%` draws on a budget: make one per downstream service (as gRPC's
+/// retry throttle belongs to the channel) and pass it to every run that calls that service,
+/// in ``RetryEnvironment/budget`` or, by policy name, in ``RetryEnvironment/budgets``.
+///
+///     let payments = RetryBudget()
+///     let environment = RetryEnvironment(budget: payments)
+///     let receipt = try await policy.run(in: environment) { try await api.charge(order) }
 ///
 /// In the spirit of gRPC retry throttling and Finagle's `RetryBudget`:
 ///
-/// - the bucket starts with ``initialTokens`` (10) tokens: the floor, which lets a new or
-///   quiet client retry a little before it has made any first attempts;
-/// - each first attempt of a run deposits `ratio` tokens (0.1 for `budget 10%`);
-/// - each retry withdraws one token; with less than one token left, the retry is not made and
-///   the run throws its error (``RetryStopReason/budgetExhausted``);
+/// - a new bucket holds ``initialTokens`` (10) tokens: the floor, which lets a new or quiet
+///   client retry a little before it has made any first attempts;
+/// - the first attempt of each run deposits P/100 of a token (0.1 for `budget 10%`);
+/// - the attempt of each retry withdraws one token when it starts, so a run cancelled while it
+///   waits spends nothing; with less than one token, the retry is not made and the run throws
+///   its last error (``RetryStopReason/budgetExhausted``);
 /// - the bucket never holds more than ``maximumTokens`` (100) tokens, so a long healthy period
 ///   does not save up an unbounded burst of retries for the next outage.
 ///
-/// So over the life of a policy, retries ≤ 10 + ratio × first attempts: 1,000 runs against a
-/// failing service under `budget 10%` make at most 1,000 + 100 + 10 attempts. Tokens are kept
-/// in millionths, so deposits round down to a millionth of a token.
-package final class RetryBudget: Sendable {
+/// So retries ≤ 10 + P/100 × first attempts: 1,000 runs against a failing service under
+/// `budget 10%` make at most 1,000 + 100 + 10 attempts. Tokens are kept in millionths, so
+/// deposits round down to a millionth of a token. A budget is safe to use from any task.
+///
+/// A run of a policy with `budget P%` that is given no budget draws on a process-wide one
+/// kept for that policy value: every run of equal policies (the same text compiled twice
+/// included) shares it, for the life of the process. A policy without `budget` draws on no
+/// budget, even when the environment has one.
+public final class RetryBudget: Sendable {
   /// The tokens a new bucket holds: the floor of retries allowed before any deposit.
-  package static let initialTokens = 10
-  /// The most tokens the bucket holds.
-  package static let maximumTokens = 100
+  public static let initialTokens = 10
+  /// The most tokens a bucket holds.
+  public static let maximumTokens = 100
 
   private static let unit = 1_000_000
 
-  /// The fraction of first attempts that may be retried, such as 0.1.
-  package let ratio: Double
-  private let deposit: Int
   private let microtokens: Atomic<Int>
 
-  /// Creates a full-floor bucket for `ratio` (clamped to [0, 1]; NaN counts as 0).
-  package init(ratio: Double) {
-    self.ratio = ratio
-    let clamped = ratio.isNaN ? 0 : Swift.min(Swift.max(ratio, 0), 1)
-    self.deposit = Int((clamped * Double(Self.unit)).rounded(.down))
+  /// Creates a bucket holding the floor of ``initialTokens`` tokens.
+  public init() {
     self.microtokens = Atomic(Self.initialTokens * Self.unit)
   }
 
-  /// The tokens left, for tests and statistics.
-  package var tokens: Double {
+  /// The tokens left: one is spent on each retry.
+  public var tokens: Double {
     Double(microtokens.load(ordering: .relaxed)) / Double(Self.unit)
   }
 
-  /// Deposits `ratio` tokens for a first attempt, up to the maximum.
-  package func recordFirstAttempt() {
+  /// Deposits `ratio` of a token (clamped to [0, 1]; NaN counts as 0) for a first attempt,
+  /// up to the maximum.
+  package func recordFirstAttempt(ratio: Double) {
+    let clamped = ratio.isNaN ? 0 : Swift.min(Swift.max(ratio, 0), 1)
+    let deposit = Int((clamped * Double(Self.unit)).rounded(.down))
     guard deposit > 0 else { return }
     let ceiling = Self.maximumTokens * Self.unit
     var current = microtokens.load(ordering: .relaxed)
@@ -54,6 +66,11 @@ package final class RetryBudget: Sendable {
       if exchanged { return }
       current = original
     }
+  }
+
+  /// Whether a whole token is left, withdrawing nothing.
+  package var hasToken: Bool {
+    microtokens.load(ordering: .relaxed) >= Self.unit
   }
 
   /// Withdraws one token for a retry; false, and nothing withdrawn, when less than one is left.
@@ -69,9 +86,39 @@ package final class RetryBudget: Sendable {
   }
 }
 
-extension CompiledPolicy {
-  /// The budget the runtime draws on: the shared bucket, when the policy has `budget P%`.
-  var activeBudget: RetryBudget? {
-    budgetRatio == nil ? nil : budget
+extension RetryBudget {
+  /// The process-wide budgets of policies run without one, by policy value.
+  private static let byPolicy = DefaultBudgets()
+
+  /// The budget a run of `policy` draws on when its environment gives none.
+  package static func standard(for policy: CompiledPolicy) -> RetryBudget {
+    byPolicy.budget(for: policy)
+  }
+}
+
+/// The process-wide budgets of policies run without one, created on first use.
+private final class DefaultBudgets: @unchecked Sendable {
+  // Sound: `budgets` is read and written only while `lock` is held.
+  private let lock = NSLock()
+  private var budgets: [CompiledPolicy: RetryBudget] = [:]
+
+  func budget(for policy: CompiledPolicy) -> RetryBudget {
+    lock.lock()
+    defer { lock.unlock() }
+    if let budget = budgets[policy] { return budget }
+    let budget = RetryBudget()
+    budgets[policy] = budget
+    return budget
+  }
+}
+
+extension RetryEnvironment {
+  /// The budget a run of `policy` in this environment draws on: none without `budget P%`;
+  /// else the budget bound to the policy's name, the environment's budget, or the default.
+  @usableFromInline
+  package func budget(for policy: borrowing CompiledPolicy) -> RetryBudget? {
+    guard policy.budgetRatio != nil else { return nil }
+    if !budgets.isEmpty, let name = policy.name, let bound = budgets[name] { return bound }
+    return budget ?? RetryBudget.standard(for: copy policy)
   }
 }

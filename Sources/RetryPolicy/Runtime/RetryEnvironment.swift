@@ -24,29 +24,81 @@ public struct RetryEnvironment: Sendable {
   /// A registered name is checked before the type and case names (see ``CompiledPolicy``'s
   /// `run`). Predicates must be quick and must not throw or block.
   public var errorClasses: [String: @Sendable (any Error) -> Bool]
-  /// Hooks by name, run by `after NAME` before each retry of that rule, after its delay.
+  /// Hooks by name, run by `after NAME` before each retry of that rule, after its delay; each
+  /// receives the error that triggered the retry and the number of the attempt that failed.
   ///
   /// A hook that throws ends the run with its error.
-  public var hooks: [String: @Sendable () async throws -> Void]
+  public var hooks: [String: @Sendable (RetryHookContext) async throws -> Void]
   /// Called synchronously with each event of each run, from the running task.
   ///
   /// Keep it quick; to consume events elsewhere, yield them to an `AsyncStream`'s
   /// continuation. Setting an observer turns off the allocation-free path of `run`.
   public var observer: (@Sendable (RetryEvent) -> Void)?
+  /// The budget that runs of policies with `budget P%` draw on, unless ``budgets`` binds one
+  /// to the policy's name.
+  ///
+  /// Without either, a budgeted policy draws on a process-wide budget kept for its value (see
+  /// ``RetryBudget``).
+  public var budget: RetryBudget?
+  /// Budgets bound to policy names, which win over ``budget``.
+  ///
+  /// A run of the policy named `payments` in a policy file draws on `budgets["payments"]`.
+  /// Bind one budget to several names to share it.
+  public var budgets: [String: RetryBudget]
 
-  /// Creates an environment; every part has a default.
+  /// Creates an environment whose hooks take no arguments; every part has a default.
   public init(
     clock: some Clock<Duration> = ContinuousClock(),
     random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
     errorClasses: [String: @Sendable (any Error) -> Bool] = [:],
     hooks: [String: @Sendable () async throws -> Void] = [:],
-    observer: (@Sendable (RetryEvent) -> Void)? = nil
+    observer: (@Sendable (RetryEvent) -> Void)? = nil,
+    budget: RetryBudget? = nil,
+    budgets: [String: RetryBudget] = [:]
+  ) {
+    self.init(
+      clock: clock, random: random, errorClasses: errorClasses,
+      contextHooks: hooks.isEmpty ? [:] : hooks.mapValues { hook in { _ in try await hook() } },
+      observer: observer, budget: budget, budgets: budgets)
+  }
+
+  /// Creates an environment whose hooks receive the error and the attempt that failed.
+  ///
+  ///     let environment = RetryEnvironment(hooks: [
+  ///       "refreshToken": { context in
+  ///         if case APIError.unauthorized = context.error { try await auth.refresh() }
+  ///       }
+  ///     ])
+  public init(
+    clock: some Clock<Duration> = ContinuousClock(),
+    random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+    errorClasses: [String: @Sendable (any Error) -> Bool] = [:],
+    hooks: [String: @Sendable (RetryHookContext) async throws -> Void],
+    observer: (@Sendable (RetryEvent) -> Void)? = nil,
+    budget: RetryBudget? = nil,
+    budgets: [String: RetryBudget] = [:]
+  ) {
+    self.init(
+      clock: clock, random: random, errorClasses: errorClasses, contextHooks: hooks,
+      observer: observer, budget: budget, budgets: budgets)
+  }
+
+  private init(
+    clock: some Clock<Duration>,
+    random: some RandomNumberGenerator & Sendable,
+    errorClasses: [String: @Sendable (any Error) -> Bool],
+    contextHooks: [String: @Sendable (RetryHookContext) async throws -> Void],
+    observer: (@Sendable (RetryEvent) -> Void)?,
+    budget: RetryBudget?,
+    budgets: [String: RetryBudget]
   ) {
     self.clock = clock
     self.random = random
     self.errorClasses = errorClasses
-    self.hooks = hooks
+    self.hooks = contextHooks
     self.observer = observer
+    self.budget = budget
+    self.budgets = budgets
   }
 
   /// The names the compiler can check a policy against: the registered hooks, with error
@@ -70,5 +122,30 @@ public struct RetryEnvironment: Sendable {
   public func vocabulary(errorClasses typeAndCaseNames: Set<String>) -> Vocabulary {
     Vocabulary(
       errorClasses: Set(errorClasses.keys).union(typeAndCaseNames), hooks: Set(hooks.keys))
+  }
+}
+
+/// What a hook knows about the retry it comes before.
+public struct RetryHookContext: Sendable {
+  /// The error of the attempt that failed, which the retry follows.
+  public var error: any Error
+  /// The number of the attempt that failed, from 1; the retry is attempt `attempt + 1`.
+  public var attempt: Int
+
+  /// Creates a context.
+  public init(error: any Error, attempt: Int) {
+    self.error = error
+    self.attempt = attempt
+  }
+}
+
+/// What an operation knows about the attempt it makes: `policy.run { attempt in … }`.
+public struct RetryAttempt: Sendable, Hashable {
+  /// The attempt's number, from 1 (the first attempt) up.
+  public var number: Int
+
+  /// Creates the attempt numbered `number`.
+  public init(number: Int) {
+    self.number = number
   }
 }

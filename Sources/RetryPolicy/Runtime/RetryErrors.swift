@@ -18,9 +18,10 @@ public protocol RetryAfterProviding: Error {
 /// The error of an attempt cut off by the policy's `timeout`; its error class is `timeout`.
 ///
 /// When the limit passes, the runtime cancels the attempt and waits for the operation to
-/// return. The attempt then counts as timed out, whatever the operation returned, so an
-/// operation that ignores cancellation delays the run but never lets a late result through.
-/// When retries run out, `run` throws this error.
+/// return. A value it returns even then is the run's value (a late success is a success); an
+/// error it throws counts as this one, so an operation that ignores cancellation delays the
+/// run but is never run again once its result is in hand. When retries run out, `run` throws
+/// this error.
 public struct AttemptTimeoutError: Error, Hashable, CustomStringConvertible {
   /// The limit the attempt exceeded.
   public var timeout: Duration

@@ -3,7 +3,10 @@
 /// Attempts are counted from 1. For one run the events come in this order: for each attempt,
 /// ``attemptStarted(attempt:)`` and, if it fails, ``attemptFailed(attempt:error:)`` followed by
 /// either ``retryScheduled(attempt:rule:delay:)`` or ``gaveUp(attempt:reason:error:)``; last,
-/// ``finished(_:)`` with the run's summary.
+/// ``finished(_:)`` with the run's summary. A scheduled retry is followed by the next
+/// attempt's `attemptStarted`, or by `gaveUp` with the same attempt number when the task is
+/// cancelled during the wait or the hook, the hook fails, the `within` deadline has passed or
+/// the budget is empty by the time the retry's attempt would start.
 ///
 ///     var environment = RetryEnvironment()
 ///     environment.observer = { event in
@@ -64,7 +67,8 @@ public enum RetryOutcome: Sendable, Hashable {
 public struct RetrySummary: Sendable, Hashable {
   /// The attempts made, the first included.
   public var attempts: Int
-  /// The total of the delays waited before retries (not counting hooks or attempts).
+  /// The time actually spent in the policy's delays before retries: a wait cut short by
+  /// cancellation counts for the part it lasted; hooks and attempts are not counted.
   public var totalDelay: Duration
   /// The time from the start of the first attempt to the end of the run, on the run's clock.
   public var elapsed: Duration

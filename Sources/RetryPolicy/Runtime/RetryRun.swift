@@ -1,53 +1,110 @@
 /// The driver of one run, which performs what ``RetryStateMachine`` decides.
 ///
-/// It waits on the clock, runs hooks, draws on the budget and reports events. `run` and
-/// retrying sequences share it.
+/// It waits on the clock, runs hooks, draws on the budget and reports events. `run` opens the
+/// environment's clock once and drives the run over the concrete clock: the waits are generic
+/// over it, and the run's start is kept in a ``Stopwatch`` of that clock, so instants are
+/// never cast. Retrying sequences share it. Its own layout does not depend on the clock, so
+/// that the driver loop's frame has a fixed size.
+///
+/// Events come in this order (the guide states it): for each attempt `attemptStarted`; if it
+/// fails, `attemptFailed`, then `gaveUp` or `retryScheduled`; a scheduled retry is followed by
+/// the next `attemptStarted`, or by `gaveUp` when the wait is cancelled, the hook fails, the
+/// deadline passes during the wait or the hook, or the budget is empty when the retry's
+/// attempt would start. Last, `finished`.
 @usableFromInline
 package struct RetryRun: Sendable {
   /// This run's own copy of the environment's random source.
   private var random: RandomSource
   /// The decisions so far; it also holds the policy's rules and deadline.
   package private(set) var machine: RetryStateMachine
-  /// The policy's shared budget, when it has `budget P%`.
+  /// The budget this run draws on, when the policy has `budget P%`.
   private let budget: RetryBudget?
-  /// When the run started on the environment's clock; read only when `within` or an observer
-  /// needs the elapsed time, so that other runs never read the clock.
-  private let start: (any InstantProtocol<Duration>)?
+  /// The policy's budget ratio, deposited by the first attempt.
+  private let budgetRatio: Double
+  /// When the run (or, for a sequence, its current episode) started, on the run's clock;
+  /// kept only when `within` or an observer needs the elapsed time, so that other runs never
+  /// read the clock.
+  private var stopwatch: (any RunStopwatch)?
+  /// The error of the last failed attempt, while a retry is scheduled: what the run throws
+  /// when the retry's attempt cannot start.
+  private var pendingError: (any Error)?
+  /// Whether the next attempt is the first of its run, which deposits into the budget
+  /// instead of withdrawing.
+  private var isFirstOfEpisode: Bool
+  /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
+  private var retriesWithoutSuspending = 0
+  /// The time actually spent waiting the policy's delays (saturating).
+  package private(set) var totalDelay: Duration = .zeroInline
 
-  /// Starts a run in `environment`; `attempts` counts attempts already made (1 after a failed
-  /// fast path).
+  /// How often a run of retries that never suspend yields its thread: every 4th such retry.
+  package static var yieldInterval: Int { 4 }
+
+  /// Starts a run in `environment` on `clock`, its opened clock; `attempts` counts attempts
+  /// already made (1 after a failed fast path, whose deposit there is no budget to make).
   @inlinable
   @inline(__always)
-  package init(
-    policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, attempts: Int = 0
+  package init<C: Clock<Duration>>(
+    policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
+    attempts: Int = 0
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
+    // (Not `||`: its autoclosure would consume the borrowed environment.)
+    let isObserved = environment.observer != nil
+    let isTimed = isObserved ? true : policy.deadline != nil
     self.init(
-      policy: policy, random: environment.random, clock: environment.clock,
-      isObserved: environment.observer != nil, attempts: attempts)
+      policy: policy, random: environment.random, budget: environment.budget(for: policy),
+      attempts: attempts)
+    if isTimed { startStopwatch(on: clock) }
   }
 
   @usableFromInline
   init(
     policy: borrowing CompiledPolicy, random: any RandomNumberGenerator & Sendable,
-    clock: borrowing any Clock<Duration>, isObserved: Bool, attempts: Int
+    budget: RetryBudget?, attempts: Int
   ) {
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
-    self.budget = policy.activeBudget
-    let needsTime = policy.deadline != nil || isObserved
-    self.start = needsTime ? clock.now : nil
+    self.budget = budget
+    self.budgetRatio = policy.budgetRatio ?? 0
+    self.isFirstOfEpisode = attempts == 0
+    self.stopwatch = nil
   }
 
-  /// Records that an attempt starts; the first one deposits into the budget.
+  /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
+  @usableFromInline
+  mutating func startStopwatch<C: Clock<Duration>>(on clock: C) {
+    stopwatch = Stopwatch(clock: clock, start: clock.now)
+  }
+
+  /// The attempts started so far.
+  @usableFromInline
+  package var attempts: Int { machine.attempts }
+
+  /// Starts the next attempt, or throws what the run throws when it may not start.
+  ///
+  /// A retry's attempt may not start past the `within` deadline (a long hook, or a late wake,
+  /// can bring it there), nor without a budget token, which it withdraws here: a run that
+  /// ends during its wait spends nothing. The first attempt deposits into the budget.
   ///
   /// Every method takes the run's environment, the one it started with, which the run borrows
   /// instead of keeping a copy.
   @usableFromInline
-  package mutating func startAttempt(in environment: borrowing RetryEnvironment) {
+  package mutating func startAttempt(in environment: borrowing RetryEnvironment) throws {
+    if let error = pendingError {
+      if let deadline = machine.deadline, elapsed() > deadline {
+        throw stop(.deadlineExceeded, error, in: environment)
+      }
+      if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
+        throw stop(.budgetExhausted, error, in: environment)
+      }
+      pendingError = nil
+    }
+    if isFirstOfEpisode {
+      budget?.recordFirstAttempt(ratio: budgetRatio)
+      isFirstOfEpisode = false
+    }
     machine.attemptStarted()
-    if let budget, machine.attempts == 1 { budget.recordFirstAttempt() }
     if let observer = environment.observer { observer(.attemptStarted(attempt: machine.attempts)) }
   }
 
@@ -60,19 +117,23 @@ package struct RetryRun: Sendable {
   /// Handles a failed attempt: returns when the next attempt may start (after the delay and
   /// the hook), or throws what the run throws.
   ///
-  /// It throws the attempt's error unchanged when the error is not matched, retries are
-  /// exhausted, the deadline is near or the budget is empty; `CancellationError` when the task
-  /// is cancelled; a hook's error when the hook throws; ``UnregisteredHookError`` for a hook
-  /// name with no hook.
-  ///
   /// It runs on the caller's executor (`nonisolated(nonsending)`): only the clock's sleep and
-  /// a hook may run elsewhere. A retry with neither delay nor hook does not suspend.
-  nonisolated(nonsending) package mutating func recover(
-    from error: any Error, in environment: RetryEnvironment
+  /// a hook may run elsewhere.
+  nonisolated(nonsending) package mutating func recover<C: Clock<Duration>>(
+    from error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if let wait = try decideRetry(after: error, in: environment) {
-      try await perform(wait, after: error, in: environment)
+      try await perform(wait, after: error, in: environment, on: clock)
     }
+  }
+
+  /// Starts a new episode of a long-lived sequence: a fresh count for every rule, a fresh
+  /// `within` window, and a first attempt that deposits into the budget.
+  package mutating func startEpisode() {
+    machine.restart()
+    // The subscription that delivered counts as the episode's first attempt.
+    budget?.recordFirstAttempt(ratio: budgetRatio)
+    stopwatch?.restart()
   }
 
   /// What comes before the wait of a retry, all synchronous: returns nil when the next
@@ -80,9 +141,10 @@ package struct RetryRun: Sendable {
   /// throws.
   ///
   /// Reports the failure, asks the state machine (which stops a cancelled task), finds the
-  /// hook, draws on the budget and reports the retry. Cancellation is checked once, before
-  /// the decision: a retry that does not suspend starts the next attempt at once, and
-  /// ``perform(_:after:)`` checks again after a wait.
+  /// hook, checks that the budget has a token (it is withdrawn when the retry's attempt
+  /// starts) and reports the retry. Cancellation is checked once, before the decision: a
+  /// retry that does not suspend starts the next attempt at once, and ``perform(_:after:in:)``
+  /// checks again after a wait.
   @usableFromInline
   package mutating func decideRetry(
     after error: any Error, in environment: borrowing RetryEnvironment
@@ -92,52 +154,79 @@ package struct RetryRun: Sendable {
     }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
-      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(on: environment.clock),
-      using: &random)
+      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(), using: &random)
     switch action {
     case .giveUp(let reason):
       throw stop(reason, error, in: environment)
     case .retry(let index, let delay):
-      var hook: (@Sendable () async throws -> Void)?
+      var hook: (@Sendable (RetryHookContext) async throws -> Void)?
       if let name = machine.hookName(ofRule: index) {
         hook = environment.hooks[name]
         if hook == nil {
           throw stop(.hookFailed, UnregisteredHookError(name: name), in: environment)
         }
       }
-      if let budget, !budget.withdrawForRetry() {
+      if let budget, !isFirstOfEpisode, !budget.hasToken {
         throw stop(.budgetExhausted, error, in: environment)
       }
       if let observer = environment.observer {
         observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       }
-      guard delay.isPositive || hook != nil else { return nil }
+      // Kept only for the checks at the attempt's start, which only `within` and a budget make.
+      if budget != nil || machine.deadline != nil { pendingError = error }
+      guard delay.isPositive || hook != nil else {
+        retriesWithoutSuspending &+= 1
+        guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
+        return RetryWait(delay: delay, hook: nil)
+      }
+      retriesWithoutSuspending = 0
       return RetryWait(delay: delay, hook: hook)
     }
   }
 
-  /// Sleeps the wait's delay on the clock, then runs its hook; throws as ``recover(from:)``
-  /// says, and `CancellationError` when the task is cancelled by the end of the wait.
+  /// Sleeps the wait's delay on the clock, then runs its hook (a wait with neither yields
+  /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
+  /// is cancelled by the end of the wait.
   @usableFromInline
-  @inline(__always)
-  nonisolated(nonsending) package func perform(
-    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment
+  nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
+    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if wait.delay.isPositive {
+      let deadline = deadline(on: clock, after: wait.delay)
       do {
-        try await sleep(on: environment.clock, for: wait.delay)
+        try await clock.sleep(until: deadline, tolerance: nil)
+        totalDelay = totalDelay.addingClamped(wait.delay)
       } catch {
+        totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline, on: clock))
         throw stop(.cancelled, error, in: environment)
       }
+    } else if wait.hook == nil {
+      await Task.yield()
     }
     if let hook = wait.hook {
       do {
-        try await hook()
+        try await hook(RetryHookContext(error: error, attempt: machine.attempts))
       } catch {
         throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
       }
     }
     if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
+  }
+
+  /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
+  /// cancelled; returns the `CancellationError` to throw.
+  package func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
+    stop(.cancelled, CancellationError(), in: environment)
+  }
+
+  /// The part of `delay` waited by now, the wait having been meant to end at `deadline`.
+  private func waited<C: Clock<Duration>>(
+    _ delay: Duration, until deadline: C.Instant, on clock: C
+  ) -> Duration {
+    let remaining = clock.now.duration(to: deadline)
+    guard remaining.isPositive else { return delay }
+    let part = delay.subtractingClamped(remaining)
+    return part.isPositive ? part : .zeroInline
   }
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
@@ -157,15 +246,14 @@ package struct RetryRun: Sendable {
   private func finish(_ outcome: RetryOutcome, in environment: borrowing RetryEnvironment) {
     guard let observer = environment.observer else { return }
     let summary = RetrySummary(
-      attempts: machine.attempts, totalDelay: machine.totalDelay,
-      elapsed: elapsed(on: environment.clock), outcome: outcome)
+      attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed(), outcome: outcome)
     observer(.finished(summary))
   }
 
-  /// The time since the run started, or zero when nothing needs it (see ``start``).
-  private func elapsed(on clock: any Clock<Duration>) -> Duration {
-    guard let start else { return .zeroInline }
-    return duration(since: start, on: clock)
+  /// The time since the run started, or zero when nothing needs it (see ``stopwatch``).
+  private func elapsed() -> Duration {
+    guard let stopwatch else { return .zeroInline }
+    return stopwatch.elapsed()
   }
 }
 
@@ -180,37 +268,36 @@ struct RandomSource: RandomNumberGenerator, Sendable {
   }
 }
 
-/// What a run waits for before its next attempt: a delay on its clock, then a hook.
+/// The time since a run started, on the run's clock.
+protocol RunStopwatch: Sendable {
+  /// The time since the start.
+  func elapsed() -> Duration
+  /// Starts again from now.
+  mutating func restart()
+}
+
+/// A ``RunStopwatch`` on a clock of type `C`: its instants never leave it.
+struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
+  let clock: C
+  var start: C.Instant
+
+  func elapsed() -> Duration {
+    start.duration(to: clock.now)
+  }
+
+  mutating func restart() {
+    start = clock.now
+  }
+}
+
+/// What a run waits for before its next attempt: a delay on its clock, then a hook; with
+/// neither, a yield of the thread.
 @usableFromInline
 package struct RetryWait: Sendable {
   /// The delay to sleep first; zero for none.
   package var delay: Duration
   /// The hook to run after the delay.
-  package var hook: (@Sendable () async throws -> Void)?
-}
-
-extension Duration {
-  /// Whether the duration is above zero, compared in place (`Duration`'s `<` and `zero` are
-  /// calls into the standard library).
-  @inline(__always)
-  package var isPositive: Bool {
-    _high > 0 || (_high == 0 && _low != 0)
-  }
-
-  /// `Duration.zero`, built in place (`zero` is a call into the standard library).
-  @inline(__always)
-  package static var zeroInline: Duration {
-    Duration(_high: 0, low: 0)
-  }
-}
-
-/// Sleeps `delay` on `clock`: `Clock.sleep(for:)`, which it is, without that function's frame
-/// and executor switch.
-@inline(__always)
-nonisolated(nonsending) private func sleep<C: Clock<Duration>>(
-  on clock: C, for delay: Duration
-) async throws {
-  try await clock.sleep(until: deadline(on: clock, after: delay), tolerance: nil)
+  package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
 }
 
 /// `clock.now.advanced(by: delay)`, out of line: in the async caller, each instant of a
@@ -218,91 +305,4 @@ nonisolated(nonsending) private func sleep<C: Clock<Duration>>(
 @inline(never)
 private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
   clock.now.advanced(by: delay)
-}
-
-/// The time on `clock` since `start`, an instant `clock` gave; zero for an instant of another
-/// clock, which the driver never passes.
-private func duration<C: Clock<Duration>>(
-  since start: any InstantProtocol<Duration>, on clock: C
-) -> Duration {
-  guard let start = start as? C.Instant else { return .zero }
-  return start.duration(to: clock.now)
-}
-
-// MARK: - Attempts under `timeout`
-
-/// The caller's operation, carried into the child task that runs one attempt under `timeout`.
-///
-/// Unchecked, because the operation need not be `Sendable`. It is sound: the operation is
-/// never called concurrently with itself or with its caller. The caller is suspended awaiting
-/// the attempt, and the attempt's child task is awaited to its end, even after a timeout,
-/// before the run goes on; an actor-isolated operation still runs on its actor.
-struct UncheckedOperation<Success>: @unchecked Sendable {
-  let call: () async throws -> Success
-}
-
-/// A result handed from the attempt's child task to the awaiting caller, exactly once.
-struct UncheckedValue<Value>: @unchecked Sendable {
-  let value: Value
-}
-
-private enum AttemptEvent<Success>: Sendable {
-  case completed(Result<UncheckedValue<Success>, any Error>)
-  case timerFired
-  case timerStopped
-}
-
-extension CompiledPolicy {
-  /// Runs one attempt, cut off after `attemptTimeout` when the policy has one.
-  nonisolated(nonsending) func attempt<Success>(
-    on clock: any Clock<Duration>,
-    _ operation: () async throws -> Success
-  ) async throws -> Success {
-    guard let limit = attemptTimeout else { return try await operation() }
-    let body:
-      nonisolated(nonsending) (@escaping () async throws -> Success) async throws -> Success =
-        { escapable in
-          try await runAttempt(UncheckedOperation(call: escapable), limit: limit, clock: clock)
-        }
-    return try await withoutActuallyEscaping(operation, do: body)
-  }
-}
-
-/// Runs the operation in a child task beside a timer; when the timer fires first, cancels the
-/// operation, waits for it to return, and throws ``AttemptTimeoutError``.
-private func runAttempt<Success>(
-  _ operation: UncheckedOperation<Success>, limit: Duration, clock: any Clock<Duration>
-) async throws -> Success {
-  let result = await withTaskGroup(of: AttemptEvent<Success>.self) { group in
-    group.addTask {
-      do {
-        return .completed(.success(UncheckedValue(value: try await operation.call())))
-      } catch {
-        return .completed(.failure(error))
-      }
-    }
-    group.addTask {
-      do {
-        try await clock.sleep(for: limit)
-        return .timerFired
-      } catch {
-        return .timerStopped
-      }
-    }
-    var hasTimedOut = false
-    while let event = await group.next() {
-      switch event {
-      case .completed(let result):
-        group.cancelAll()
-        return hasTimedOut ? .failure(AttemptTimeoutError(timeout: limit)) : result
-      case .timerFired:
-        hasTimedOut = true
-        group.cancelAll()
-      case .timerStopped:
-        continue
-      }
-    }
-    return .failure(hasTimedOut ? AttemptTimeoutError(timeout: limit) : CancellationError())
-  }
-  return try result.get().value
 }

@@ -19,8 +19,6 @@ package struct RetryStateMachine: Sendable {
   package let deadline: Duration?
   /// The attempts started so far.
   package private(set) var attempts: Int
-  /// The delays decided so far, added up (saturating).
-  package private(set) var totalDelay: Duration = .zeroInline
   /// Each rule's retries and last delay, inline for the first few rules.
   private var ruleStates: RuleStates
 
@@ -35,6 +33,12 @@ package struct RetryStateMachine: Sendable {
     self.deadline = policy.deadline
     self.attempts = attempts
     self.ruleStates = RuleStates(count: policy.rules.count)
+  }
+
+  /// Forgets every rule's retries, keeping the count of attempts: a long-lived sequence's
+  /// new episode.
+  package mutating func restart() {
+    ruleStates = RuleStates(count: rules.count)
   }
 
   /// Records that an attempt starts.
@@ -105,7 +109,6 @@ package struct RetryStateMachine: Sendable {
         return .giveUp(.deadlineExceeded)
       }
       ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
-      if delay.isPositive || delay._high < 0 { totalDelay = totalDelay.addingClamped(delay) }
       return .retry(rule: index, delay: delay)
     }
   }
@@ -185,30 +188,5 @@ struct RuleStates: Sendable {
       default: overflow[index - Self.inlineCount] = newValue
       }
     }
-  }
-}
-
-extension Duration {
-  /// The bound below which the runtime adds durations exactly: 2^50 s (about 36 million years),
-  /// far inside what `Duration` can hold, so a sum of two such values never overflows.
-  package static let clampLimit: Duration = .seconds(1 << 50)
-
-  /// A quarter of ``clampLimit``: two durations within it add up exactly, inside the limit.
-  private static let exactSumLimit: Duration = .seconds(1 << 48)
-
-  /// The sum, stopping at ±``clampLimit`` instead of overflowing.
-  package func addingClamped(_ other: Duration) -> Duration {
-    // Within ±2^48 s each, the sum is exact and below the limit: no floating point needed.
-    // (Compared as `Int128` attoseconds, which inline, unlike `Duration`'s operators.)
-    let exact = Duration.exactSumLimit.attoseconds
-    let (lhs, rhs) = (attoseconds, other.attoseconds)
-    if Swift.max(lhs, rhs) < exact, Swift.min(lhs, rhs) > -exact {
-      return Duration(attoseconds: lhs + rhs)
-    }
-    let total = self / .seconds(1) + other / .seconds(1)
-    guard total.magnitude < Duration.clampLimit / .seconds(1) else {
-      return total > 0 ? Duration.clampLimit : .zero - Duration.clampLimit
-    }
-    return self + other
   }
 }

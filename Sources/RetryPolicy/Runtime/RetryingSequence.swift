@@ -4,10 +4,12 @@ extension CompiledPolicy {
   ///
   /// Each subscription is an attempt: it calls `makeSequence` afresh and iterates from the
   /// start, so elements a failed subscription already delivered are delivered again (dedupe
-  /// them, or resume from a checkpoint inside `makeSequence`, if that matters). Retries count
-  /// across the whole iteration: delivering elements does not reset them. The sequence ends
-  /// when a subscription ends, and throws as `run` does when the policy stops retrying.
-  /// `within` counts from the first subscription; `timeout` does not apply to sequences.
+  /// them, or resume from a checkpoint inside `makeSequence`, if that matters). A
+  /// subscription that delivered at least one element and then fails starts a fresh count of
+  /// retries and a fresh `within` window, so a long-lived feed reconnects for as long as each
+  /// connection delivers something. The sequence ends when a subscription ends (with
+  /// `CancellationError` when it ended because the task was cancelled), and throws as `run`
+  /// does when the policy stops retrying. `timeout` does not apply to sequences.
   ///
   ///     let policy = try compile(policy: "retry forever backoff 1s x2 max 1m jitter full")
   ///     for try await message in policy.retrying({ socket.messages() }) {
@@ -47,8 +49,9 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
     private let policy: CompiledPolicy
     private let environment: RetryEnvironment
     private let makeSequence: @Sendable () -> Base
-    private var run: RetryRun?
+    private var driver: (any SequenceDriving)?
     private var subscription: Base.AsyncIterator?
+    private var hasDelivered = false
     private var isFinished = false
 
     init(
@@ -67,34 +70,97 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
 
     /// The next element, subscribing again after failures as the policy says.
     public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Element? {
-      var run = self.run ?? RetryRun(policy: policy, environment: environment)
-      defer { self.run = run }
+      let driver = self.driver ?? makeDriver(on: environment.clock)
+      self.driver = driver
       while !isFinished {
         var current: Base.AsyncIterator
         if let existing = subscription {
           current = existing
         } else {
-          run.startAttempt(in: environment)
-          current = makeSequence().makeAsyncIterator()
-        }
-        subscription = nil
-        do {
-          if let element = try await current.next(isolation: actor) {
-            subscription = current
-            return element
-          }
-          isFinished = true
-          run.finishSucceeded(in: environment)
-        } catch {
           do {
-            try await run.recover(from: error, in: environment)
+            try driver.startAttempt(in: environment)
           } catch {
             isFinished = true
             throw error
           }
+          current = makeSequence().makeAsyncIterator()
+          hasDelivered = false
+        }
+        subscription = nil
+        let failure: any Error
+        do {
+          if let element = try await current.next(isolation: actor) {
+            subscription = current
+            hasDelivered = true
+            return element
+          }
+          isFinished = true
+          // A subscription that ends because its task is cancelled did not finish.
+          if Task.isCancelled { throw driver.stopCancelled(in: environment) }
+          driver.finishSucceeded(in: environment)
+          return nil
+        } catch  where !isFinished {
+          failure = error
+        }
+        // A subscription that delivered starts a new episode: a fresh count and window.
+        if hasDelivered { driver.startEpisode() }
+        do {
+          try await driver.recover(from: failure, in: environment)
+        } catch {
+          isFinished = true
+          throw error
         }
       }
       return nil
     }
+
+    private func makeDriver<C: Clock<Duration>>(on clock: C) -> any SequenceDriving {
+      SequenceDriver(
+        run: RetryRun(policy: policy, environment: environment, clock: clock), clock: clock)
+    }
+  }
+}
+
+/// The run of a retrying sequence, its clock's type hidden, so that the iterator's type does
+/// not depend on the clock.
+protocol SequenceDriving: AnyObject {
+  func startAttempt(in environment: RetryEnvironment) throws
+  nonisolated(nonsending) func recover(from error: any Error, in environment: RetryEnvironment)
+    async throws
+  func startEpisode()
+  func finishSucceeded(in environment: RetryEnvironment)
+  func stopCancelled(in environment: RetryEnvironment) -> any Error
+}
+
+/// A ``RetryRun`` and its clock of type `C`, kept between calls of the iterator's `next`.
+private final class SequenceDriver<C: Clock<Duration>>: SequenceDriving {
+  private var run: RetryRun
+  private let clock: C
+
+  init(run: RetryRun, clock: C) {
+    self.run = run
+    self.clock = clock
+  }
+
+  func startAttempt(in environment: RetryEnvironment) throws {
+    try run.startAttempt(in: environment)
+  }
+
+  nonisolated(nonsending) func recover(from error: any Error, in environment: RetryEnvironment)
+    async throws
+  {
+    try await run.recover(from: error, in: environment, on: clock)
+  }
+
+  func startEpisode() {
+    run.startEpisode()
+  }
+
+  func finishSucceeded(in environment: RetryEnvironment) {
+    run.finishSucceeded(in: environment)
+  }
+
+  func stopCancelled(in environment: RetryEnvironment) -> any Error {
+    run.stopCancelled(in: environment)
   }
 }

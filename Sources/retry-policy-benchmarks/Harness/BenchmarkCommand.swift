@@ -17,6 +17,7 @@ enum BenchmarkCommand {
     PolicyFileScenario.scenario,
     ConcurrentWaitsScenario.scenario,
     HostileInputScenario.scenario,
+    TimeoutMemoryScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {

@@ -1,0 +1,165 @@
+import Dispatch
+import Foundation
+
+// Attempts under `timeout`: the operation runs in a child task beside a timer; when the timer
+// fires first, the operation is cancelled and awaited to its end. Two promises:
+//
+// - A late success is a success: a value the operation returns after the timer fired, before
+//   the run moved on, is the run's value, never discarded to run the operation again.
+// - Nothing outlives the attempt: on the system clocks the timer is a Dispatch timer that
+//   cancellation frees at once (a cancelled `Task.sleep` on Linux is held until its deadline,
+//   about 0.7 KB an attempt for as long as the limit); other clocks sleep with their own
+//   `sleep`, and `ManualClock` frees a cancelled sleeper at once.
+
+/// The caller's operation, carried into the child task that runs one attempt under `timeout`.
+///
+/// Unchecked, because the operation need not be `Sendable`. It is sound: the operation is
+/// never called concurrently with itself or with its caller. The caller is suspended awaiting
+/// the attempt, and the attempt's child task is awaited to its end, even after a timeout,
+/// before the run goes on; an actor-isolated operation still runs on its actor.
+struct UncheckedOperation<Success>: @unchecked Sendable {
+  let call: () async throws -> Success
+}
+
+/// A result handed from the attempt's child task to the awaiting caller, exactly once.
+struct UncheckedValue<Value>: @unchecked Sendable {
+  let value: Value
+}
+
+private enum AttemptEvent<Success>: Sendable {
+  case completed(Result<UncheckedValue<Success>, any Error>)
+  case timerFired
+  case timerStopped
+}
+
+/// Runs one attempt of `operation`, cut off after `limit` on `clock`.
+nonisolated(nonsending) func timingOut<C: Clock<Duration>, Success>(
+  on clock: C, limit: Duration, _ operation: () async throws -> Success
+) async throws -> Success {
+  let body: nonisolated(nonsending) (@escaping () async throws -> Success) async throws -> Success =
+    { escapable in
+      try await runAttempt(UncheckedOperation(call: escapable), limit: limit, clock: clock)
+    }
+  return try await withoutActuallyEscaping(operation, do: body)
+}
+
+/// Runs the operation in a child task beside a timer; when the timer fires first, cancels the
+/// operation and waits for it to return: its value is returned, its error becomes
+/// ``AttemptTimeoutError``.
+private func runAttempt<C: Clock<Duration>, Success>(
+  _ operation: UncheckedOperation<Success>, limit: Duration, clock: C
+) async throws -> Success {
+  let result = await withTaskGroup(of: AttemptEvent<Success>.self) { group in
+    group.addTask {
+      do {
+        return .completed(.success(UncheckedValue(value: try await operation.call())))
+      } catch {
+        return .completed(.failure(error))
+      }
+    }
+    group.addTask {
+      do {
+        try await sleepFreeingOnCancel(for: limit, on: clock)
+        return .timerFired
+      } catch {
+        return .timerStopped
+      }
+    }
+    var hasTimedOut = false
+    while let event = await group.next() {
+      switch event {
+      case .completed(.success(let value)):
+        group.cancelAll()
+        return Result<UncheckedValue<Success>, any Error>.success(value)
+      case .completed(.failure(let error)):
+        group.cancelAll()
+        return .failure(hasTimedOut ? AttemptTimeoutError(timeout: limit) : error)
+      case .timerFired:
+        hasTimedOut = true
+        group.cancelAll()
+      case .timerStopped:
+        continue
+      }
+    }
+    return .failure(hasTimedOut ? AttemptTimeoutError(timeout: limit) : CancellationError())
+  }
+  return try result.get().value
+}
+
+/// Sleeps `duration` on `clock`; on the continuous and suspending clocks, on a Dispatch timer
+/// that cancellation cancels and frees at once.
+private func sleepFreeingOnCancel<C: Clock<Duration>>(for duration: Duration, on clock: C)
+  async throws
+{
+  guard clock is ContinuousClock || clock is SuspendingClock else {
+    try await clock.sleep(for: duration)
+    return
+  }
+  let timer = CancellableTimer()
+  try await withTaskCancellationHandler {
+    try await withCheckedThrowingContinuation { continuation in
+      timer.start(after: duration, continuation)
+    }
+  } onCancel: {
+    timer.cancel()
+  }
+}
+
+/// A one-shot Dispatch timer that resumes a continuation when it fires, or, cancelled,
+/// throws `CancellationError` and releases the timer at once.
+private final class CancellableTimer: @unchecked Sendable {
+  // Sound: `source`, `continuation` and `isCancelled` are read and written only while `lock`
+  // is held.
+  private let lock = NSLock()
+  private var source: (any DispatchSourceTimer)?
+  private var continuation: CheckedContinuation<Void, any Error>?
+  private var isCancelled = false
+
+  /// Starts the timer; resumes `continuation` at once when already cancelled.
+  func start(after duration: Duration, _ continuation: CheckedContinuation<Void, any Error>) {
+    lock.lock()
+    if isCancelled {
+      lock.unlock()
+      continuation.resume(throwing: CancellationError())
+      return
+    }
+    let timer = DispatchSource.makeTimerSource(queue: .global())
+    timer.schedule(deadline: Self.interval(duration).map { .now() + $0 } ?? .distantFuture)
+    timer.setEventHandler { [self] in fire() }
+    self.source = timer
+    self.continuation = continuation
+    lock.unlock()
+    timer.resume()
+  }
+
+  /// Cancels the timer and throws `CancellationError` in the sleeping task.
+  func cancel() {
+    lock.lock()
+    isCancelled = true
+    let (timer, continuation) = (source, self.continuation)
+    source = nil
+    self.continuation = nil
+    lock.unlock()
+    timer?.cancel()
+    continuation?.resume(throwing: CancellationError())
+  }
+
+  private func fire() {
+    lock.lock()
+    let (timer, continuation) = (source, self.continuation)
+    source = nil
+    self.continuation = nil
+    lock.unlock()
+    timer?.cancel()
+    continuation?.resume()
+  }
+
+  /// `duration` as a Dispatch interval in nanoseconds, at least 0; nil for a century or
+  /// more, which is as good as never.
+  private static func interval(_ duration: Duration) -> DispatchTimeInterval? {
+    let (seconds, attoseconds) = duration.exactComponents
+    guard seconds >= 0, attoseconds >= 0 else { return .nanoseconds(0) }
+    guard seconds < 100 * 365 * 86_400 else { return nil }
+    return .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+  }
+}
