@@ -4,6 +4,11 @@
 /// not tokens for the parser; the lexer collects them for the printer. Bad characters are
 /// diagnosed here, once per run, and handed on as an `.error` token that the parser skips.
 /// Every byte is looked at a bounded number of times, so time is linear in the text.
+///
+/// Positions are byte offsets. Columns are not counted byte by byte: the lexer keeps the
+/// column base of its line (the line's first byte plus the UTF-8 continuation bytes passed on
+/// it, which only non-ASCII text adds to), and a column is an offset minus that base, worked
+/// out only when a range is asked for (see `Token`).
 struct Lexer {
   /// The text.
   let bytes: UnsafeBufferPointer<UInt8>
@@ -11,8 +16,9 @@ struct Lexer {
   private(set) var offset = 0
   /// The line of `offset`, from 1; it stops at `UInt32.max` (as `SourceLocation` does).
   private(set) var line: UInt32 = 1
-  /// The column of `offset` in Unicode scalars, from 1; it stops at `UInt32.max`.
-  private(set) var column: UInt32 = 1
+  /// The column base of `offset`: the first byte of its line plus the continuation bytes
+  /// between them, so that the column of `offset` in Unicode scalars is `offset - base + 1`.
+  private(set) var base = 0
   /// Every comment read so far, in order (none when `keepsComments` is false).
   var comments: [CommentSyntax] = []
   /// Whether comments are collected; only the printer needs them.
@@ -25,8 +31,18 @@ struct Lexer {
   }
 
   /// Where the lexer stands.
-  var location: SourceLocation {
-    SourceLocation(line: line, column: column, offset: UInt32(clamping: offset))
+  var location: SourceLocation { Token.location(line: line, offset: offset, base: base) }
+
+  /// A token from `start`, whose column base was `startBase`, to where the lexer stands.
+  @inline(__always)
+  private func token(
+    _ kind: TokenKind, from start: Int, base startBase: Int, keyword: Keyword? = nil,
+    isIdentifier: Bool = false, hasFraction: Bool = false, unitStart: Int? = nil
+  ) -> Token {
+    Token(
+      kind: kind, line: line, start: start, end: offset, startBase: startBase, endBase: base,
+      keyword: keyword, isIdentifier: isIdentifier, hasFraction: hasFraction,
+      unitStart: unitStart)
   }
 
   /// The text of a stretch of bytes.
@@ -80,10 +96,7 @@ struct Lexer {
         return scanBadCharacters()
       }
     }
-    let here = location
-    return Token(
-      kind: .end, start: offset, end: offset, range: SourceRange(start: here, end: here),
-      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+    return token(.end, from: offset, base: base)
   }
 
   // MARK: Scanning
@@ -97,12 +110,12 @@ struct Lexer {
   @inline(__always)
   private mutating func stepASCII() {
     offset += 1
-    if column < .max { column += 1 }
   }
 
-  /// Moves past one byte that is not a line end.
+  /// Moves past one byte that is not a line end; a continuation byte adds no column.
+  @inline(__always)
   private mutating func step() {
-    if bytes[offset] & 0xC0 != 0x80, column < .max { column += 1 }
+    if bytes[offset] & 0xC0 == 0x80 { base += 1 }
     offset += 1
   }
 
@@ -112,26 +125,18 @@ struct Lexer {
   }
 
   private mutating func newline(length: Int) -> Token {
-    let start = location
-    let startOffset = offset
+    let start = offset
     offset += length
-    let end = SourceLocation(
-      line: line, column: column > .max - 2 ? .max : column + UInt32(length),
-      offset: UInt32(clamping: offset))
+    let newline = token(.newline, from: start, base: base)
     if line < .max { line += 1 }
-    column = 1
-    return Token(
-      kind: .newline, start: startOffset, end: offset, range: SourceRange(start: start, end: end),
-      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+    base = offset
+    return newline
   }
 
   private mutating func single(_ kind: TokenKind) -> Token {
-    let start = location
-    let startOffset = offset
-    step()
-    return Token(
-      kind: kind, start: startOffset, end: offset, range: SourceRange(start: start, end: location),
-      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+    let start = offset
+    stepASCII()
+    return token(kind, from: start, base: base)
   }
 
   private mutating func scanComment() {
@@ -145,8 +150,10 @@ struct Lexer {
         text: text(start.offset, offset), range: SourceRange(start: start, end: location)))
   }
 
+  @inline(__always)
   private func isDigit(_ byte: UInt8) -> Bool { byte >= .zero && byte <= .nine }
 
+  @inline(__always)
   private func isIdentifierByte(_ byte: UInt8) -> Bool {
     switch byte {
     case .lowerA ... .lowerZ, .upperA ... .upperZ, .zero ... .nine, .underscore: true
@@ -167,27 +174,28 @@ struct Lexer {
   /// Moves past a whole scalar.
   private mutating func stepScalar() {
     step()
-    while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+    while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 {
+      base += 1
+      offset += 1
+    }
   }
 
   private mutating func scanNumber() -> Token {
-    let start = location
+    let start = offset
+    let startBase = base
     while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
     var hasFraction = false
     if offset < bytes.count, bytes[offset] == .dot {
       if let next = peek(1), isDigit(next) {
         hasFraction = true
-        step()
+        stepASCII()
         while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
       } else {
-        step()
+        stepASCII()
         while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
-        let range = SourceRange(start: start, end: location)
-        diagnostics.append(
-          Diagnostic(.malformedNumber(text(start.offset, offset)), at: range))
-        return Token(
-          kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
-          isIdentifier: false, hasFraction: false, unitStart: offset)
+        let error = token(.error, from: start, base: startBase)
+        diagnostics.append(Diagnostic(.malformedNumber(text(start, offset)), at: error.range))
+        return error
       }
     }
     let unitStart = offset
@@ -196,7 +204,7 @@ struct Lexer {
       kind = .duration
       while offset < bytes.count {
         if isIdentifierByte(bytes[offset]) {
-          step()
+          stepASCII()
         } else if bytes[offset] >= 0x80, continuesLooseWord(at: offset) {
           stepScalar()
         } else {
@@ -204,33 +212,27 @@ struct Lexer {
         }
       }
     }
-    return Token(
-      kind: kind, start: start.offset, end: offset,
-      range: SourceRange(start: start, end: location), keyword: nil, isIdentifier: false,
-      hasFraction: hasFraction, unitStart: unitStart)
+    return token(kind, from: start, base: startBase, hasFraction: hasFraction, unitStart: unitStart)
   }
 
   private mutating func scanWord() -> Token {
-    let start = location
+    let start = offset
+    let startBase = base
     if bytes[offset] == .lowerX, let next = peek(1), isDigit(next), isFactorSign(at: offset) {
-      step()
-      return Token(
-        kind: .word, start: start.offset, end: offset,
-        range: SourceRange(start: start, end: location), keyword: .x, isIdentifier: false,
-        hasFraction: false, unitStart: offset)
+      stepASCII()
+      return token(.word, from: start, base: startBase, keyword: .x)
     }
     while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
     var isIdentifier = true
     while continuesLooseWord(at: offset) {
       isIdentifier = false
-      if bytes[offset] >= 0x80 { stepScalar() } else { step() }
+      if bytes[offset] >= 0x80 { stepScalar() } else { stepASCII() }
       while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
     }
-    let keyword = Keyword.matching(slice(start.offset, offset))
-    return Token(
-      kind: .word, start: start.offset, end: offset,
-      range: SourceRange(start: start, end: location), keyword: keyword,
-      isIdentifier: isIdentifier && keyword == nil, hasFraction: false, unitStart: offset)
+    let keyword = Keyword.matching(slice(start, offset))
+    return token(
+      .word, from: start, base: startBase, keyword: keyword,
+      isIdentifier: isIdentifier && keyword == nil)
   }
 
   /// Whether the `x` at `position` is the factor sign: the identifier run it starts is `x`
@@ -246,7 +248,8 @@ struct Lexer {
 
   /// Reads a run of characters that cannot start a token and reports it once.
   private mutating func scanBadCharacters() -> Token {
-    let start = location
+    let start = offset
+    let startBase = base
     let isInvalidUTF8 = isFFFD(at: offset)
     let scalar = decodeScalar(at: offset)
     while offset < bytes.count {
@@ -266,13 +269,11 @@ struct Lexer {
       }
       break
     }
-    let range = SourceRange(start: start, end: location)
+    let error = token(.error, from: start, base: startBase)
     let message: DiagnosticMessage =
       isInvalidUTF8 ? .invalidUTF8() : .unexpectedCharacter(scalar)
-    diagnostics.append(Diagnostic(message, at: range))
-    return Token(
-      kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
-      isIdentifier: false, hasFraction: false, unitStart: offset)
+    diagnostics.append(Diagnostic(message, at: error.range))
+    return error
   }
 
   /// The scalar whose encoding starts at `index`.

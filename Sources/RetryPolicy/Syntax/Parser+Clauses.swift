@@ -308,9 +308,7 @@ extension PolicyParser {
       guard let unit = DurationUnit(lexer.slice(token.unitStart, token.end)) else {
         let unitText = lexer.text(token.unitStart, token.end)
         // The number before the unit is ASCII: the unit's column follows from its offset.
-        var unitStart = token.range.start
-        unitStart.column += token.unitStart - token.start
-        unitStart.offset = token.unitStart
+        let unitStart = token.location(at: token.unitStart)
         report(
           .unknownUnit(
             unitText,
