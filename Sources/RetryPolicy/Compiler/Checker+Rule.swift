@@ -71,7 +71,7 @@ extension PolicyChecker {
     var exceptRange: SourceRange?
     var jitterRange: SourceRange?
     /// The first `max`'s keyword range and its duration as written.
-    var maxClause: (range: SourceRange, text: String)?
+    var maxClause: (range: SourceRange, literal: DurationLiteralSyntax)?
     var afterRange: SourceRange?
     var honoringRange: SourceRange?
     var retriesImmediately = true
@@ -139,7 +139,7 @@ extension PolicyChecker {
     case .max(let literal):
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
       if isFirst(clause, after: rule.maxClause?.range) {
-        rule.maxClause = (clause.keywordRange, literal.text)
+        rule.maxClause = (clause.keywordRange, literal)
         rule.cap = checked
       }
     case .after(let name):
@@ -160,8 +160,9 @@ extension PolicyChecker {
   mutating func finishRule(isComplete: Bool) {
     guard isReadingRule, let head = rule.head else { return }
     isReadingRule = false
-    let state = rule
-    rule = RuleState()
+    // Moved out, not copied: the state is large.
+    var state = RuleState()
+    swap(&state, &rule)
     var errorClasses: [String] = []
     var excludedClasses: [String] = []
     if let onNames = state.onNames { errorClasses = Self.texts(of: onNames) }
@@ -187,7 +188,7 @@ extension PolicyChecker {
         report(.capWithoutDelay, at: maxClause.range)
       } else if let cap = state.cap, let first = state.shape?.firstDelay, cap < first {
         report(
-          .capBelowFirstDelay(cap: maxClause.text, firstDelay: first.policyText),
+          .capBelowFirstDelay(cap: maxClause.literal.text, firstDelay: first.policyText),
           at: maxClause.range)
       }
     }
