@@ -115,20 +115,21 @@ extension PolicyChecker {
         rule.exceptNames = names
       }
     case .immediately, .delay, .backoff, .delays:
-      let checked = checkDelayClause(clause)
-      let keyword = clause.keyword
-      if let first = rule.delayClause {
-        if first.keyword == keyword {
-          _ = isFirst(clause, after: first.range)
-        } else {
-          report(
-            .conflictingDelay(keyword, with: first.keyword), at: clause.keywordRange,
-            notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.range)])
-        }
-      } else {
-        rule.delayClause = (keyword, clause.keywordRange)
-        rule.shape = checked
+      guard let first = rule.delayClause else {
+        // The first delay clause: its checked shape goes straight into the rule's state.
+        rule.shape = checkDelayClause(clause)
+        rule.delayClause = (clause.keyword, clause.keywordRange)
         if case .immediately = clause.kind {} else { rule.retriesImmediately = false }
+        return
+      }
+      _ = checkDelayClause(clause)
+      let keyword = clause.keyword
+      if first.keyword == keyword {
+        _ = isFirst(clause, after: first.range)
+      } else {
+        report(
+          .conflictingDelay(keyword, with: first.keyword), at: clause.keywordRange,
+          notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.range)])
       }
     case .jitter(let syntax):
       let checked = checkJitter(syntax)

@@ -66,6 +66,7 @@ struct Lexer {
       switch byte {
       case .space, .tab:
         stepASCII()
+        while offset < bytes.count, bytes[offset] == .space { stepASCII() }
       case .carriageReturn:
         if peek(1) == .lineFeed {
           return newline(length: 2)
@@ -171,6 +172,24 @@ struct Lexer {
     return false
   }
 
+  /// Moves past a run of ASCII digits.
+  @inline(__always)
+  private mutating func skipDigits() {
+    let bytes = bytes
+    var index = offset
+    while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    offset = index
+  }
+
+  /// Moves past a run of ASCII identifier bytes (letters, digits, `_`).
+  @inline(__always)
+  private mutating func skipIdentifierBytes() {
+    let bytes = bytes
+    var index = offset
+    while index < bytes.count, isIdentifierByte(bytes[index]) { index += 1 }
+    offset = index
+  }
+
   /// Moves past a whole scalar.
   private mutating func stepScalar() {
     step()
@@ -183,13 +202,13 @@ struct Lexer {
   private mutating func scanNumber() -> Token {
     let start = offset
     let startBase = base
-    while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
+    skipDigits()
     var hasFraction = false
     if offset < bytes.count, bytes[offset] == .dot {
       if let next = peek(1), isDigit(next) {
         hasFraction = true
         stepASCII()
-        while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
+        skipDigits()
       } else {
         stepASCII()
         while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
@@ -204,7 +223,7 @@ struct Lexer {
       kind = .duration
       while offset < bytes.count {
         if isIdentifierByte(bytes[offset]) {
-          stepASCII()
+          skipIdentifierBytes()
         } else if bytes[offset] >= 0x80, continuesLooseWord(at: offset) {
           stepScalar()
         } else {
@@ -222,14 +241,16 @@ struct Lexer {
       stepASCII()
       return token(.word, from: start, base: startBase, keyword: .x)
     }
-    while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+    skipIdentifierBytes()
     var isIdentifier = true
-    while continuesLooseWord(at: offset) {
+    while offset < bytes.count, bytes[offset] == .hyphen || bytes[offset] >= 0x80,
+      continuesLooseWord(at: offset)
+    {
       isIdentifier = false
       if bytes[offset] >= 0x80 { stepScalar() } else { stepASCII() }
-      while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+      skipIdentifierBytes()
     }
-    let keyword = Keyword.matching(slice(start, offset))
+    let keyword = Keyword.matching(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
     return token(
       .word, from: start, base: startBase, keyword: keyword,
       isIdentifier: isIdentifier && keyword == nil)
