@@ -108,6 +108,7 @@ struct PolicyParser<Consumer: LineConsumer> {
   }
 
   /// The end of the last token consumed.
+  @inline(__always)
   var previousEnd: SourceLocation {
     Token.location(line: previous.line, offset: previous.end, base: previous.base)
   }
