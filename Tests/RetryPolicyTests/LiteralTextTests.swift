@@ -7,7 +7,7 @@ struct LiteralTextTests {
   @Test(
     "a literal's text reads back as written, inline or not",
     arguments: [
-      "", "5", "1.5", "12345678", "123456789", "1234567890.123456", "1234567890.1234567",
+      "", "5", "1.5", "12345678", "123456789", "1234567890.12345", "1234567890.123456",
       "0.000000000000000000000001", "café", "µs",
     ])
   func roundTrip(text: String) {
@@ -21,7 +21,7 @@ struct LiteralTextTests {
   @Test("texts that differ compare unequal, and the syntax nodes keep their texts")
   func differentTexts() {
     #expect(LiteralText("1.5") != LiteralText("1.50"))
-    #expect(LiteralText("1234567890123456") != LiteralText("12345678901234567"))
+    #expect(LiteralText("123456789012345") != LiteralText("1234567890123456"))
     let here = SourceRange(start: .start, end: .start)
     var number = NumberLiteralSyntax(text: "10", value: 10, range: here)
     #expect(number.text == "10")
