@@ -66,12 +66,12 @@ extension PolicyChecker {
     var exceptNames: [NameSyntax]?
     var hook: String?
     /// The first delay clause's keyword and its range.
-    var delayClause: (keyword: String, range: SourceRange)?
+    var delayClause: (keyword: Keyword, range: SourceRange)?
     var onRange: SourceRange?
     var exceptRange: SourceRange?
     var jitterRange: SourceRange?
     /// The first `max`'s keyword range and its duration as written.
-    var maxClause: (range: SourceRange, literal: DurationLiteralSyntax)?
+    var maxClause: (range: SourceRange, digits: LiteralText, unit: DurationUnit)?
     var afterRange: SourceRange?
     var honoringRange: SourceRange?
     var retriesImmediately = true
@@ -115,21 +115,28 @@ extension PolicyChecker {
         rule.exceptNames = names
       }
     case .immediately, .delay, .backoff, .delays:
+      let keyword: Keyword
+      switch clause.kind {
+      case .immediately: keyword = .immediately
+      case .delay: keyword = .delay
+      case .backoff: keyword = .backoff
+      default: keyword = .delays
+      }
       guard let first = rule.delayClause else {
         // The first delay clause: its checked shape goes straight into the rule's state.
         rule.shape = checkDelayClause(clause)
-        rule.delayClause = (clause.keyword, clause.keywordRange)
-        if case .immediately = clause.kind {} else { rule.retriesImmediately = false }
+        rule.delayClause = (keyword, clause.keywordRange)
+        if keyword != .immediately { rule.retriesImmediately = false }
         return
       }
       _ = checkDelayClause(clause)
-      let keyword = clause.keyword
       if first.keyword == keyword {
         _ = isFirst(clause, after: first.range)
       } else {
+        let firstKeyword = first.keyword.rawValue
         report(
-          .conflictingDelay(keyword, with: first.keyword), at: clause.keywordRange,
-          notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.range)])
+          .conflictingDelay(keyword.rawValue, with: firstKeyword), at: clause.keywordRange,
+          notes: [Diagnostic(.firstGivenHere(firstKeyword), at: first.range)])
       }
     case .jitter(let syntax):
       let checked = checkJitter(syntax)
@@ -140,7 +147,7 @@ extension PolicyChecker {
     case .max(let literal):
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
       if isFirst(clause, after: rule.maxClause?.range) {
-        rule.maxClause = (clause.keywordRange, literal)
+        rule.maxClause = (clause.keywordRange, literal.digits, literal.unit)
         rule.cap = checked
       }
     case .after(let name):
@@ -189,7 +196,8 @@ extension PolicyChecker {
         report(.capWithoutDelay, at: maxClause.range)
       } else if let cap = state.cap, let first = state.shape?.firstDelay, cap < first {
         report(
-          .capBelowFirstDelay(cap: maxClause.literal.text, firstDelay: first.policyText),
+          .capBelowFirstDelay(
+            cap: maxClause.digits.string + maxClause.unit.rawValue, firstDelay: first.policyText),
           at: maxClause.range)
       }
     }
