@@ -80,7 +80,10 @@ extension PolicyChecker {
   /// Starts checking the rule that `head` begins.
   mutating func beginRule(_ head: RetryHeadSyntax) {
     ruleCount += 1
-    rule = RuleState(head: head)
+    // Outside a rule the state is already empty (`finishRule` empties it): only the head is
+    // set, so that no empty state is destroyed and made again for every rule.
+    if isReadingRule { rule = RuleState() }
+    rule.head = head
     isReadingRule = true
     switch head.count {
     case .times(let count?):
@@ -213,11 +216,11 @@ extension PolicyChecker {
     if state.delayClause != nil && state.shape == nil { return }
     if state.jitterRange != nil && state.jitter == nil { return }
     if state.maxClause != nil && state.cap == nil { return }
-    rules.append(
-      RetryRule(
-        behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
-        errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
-        maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil))
+    let compiled = RetryRule(
+      behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
+      errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
+      maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil)
+    rules.append(consume compiled)
   }
 
   /// Checks `immediately`, `delay`, `backoff` or `delays`; nil when an argument is wrong.
