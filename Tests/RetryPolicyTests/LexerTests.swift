@@ -113,6 +113,32 @@ struct LexerTests {
     #expect(result.diagnostics.first?.message.hasPrefix("unexpected character U+000D") == true)
   }
 
+  @Test("line and column come from byte offsets, over CR LF, multi-byte words and comments")
+  func locationsFromOffsets() throws {
+    // "é" is 2 bytes, "→" 3 and "😀" 4: each is one column.
+    let result = lex("retry 3 on café-😀 # → é\r\n\r\n  delay → 1s\n😀x max 2s")
+    let tokens = result.tokens
+    let texts = tokens.map(\.text)
+    #expect(
+      texts == [
+        "retry", "3", "on", "café-😀", "\r\n", "\r\n", "delay", "→", "1s", "\n", "😀", "x",
+        "max", "2s",
+      ])
+    let ranges = tokens.map(\.token.range.description)
+    #expect(ranges[3] == "1:12-1:18")  // the word: 6 scalars, 11 bytes
+    #expect(ranges[4] == "1:24-1:26")  // CR LF after the comment's multi-byte characters
+    #expect(ranges[5] == "2:1-2:3")
+    #expect(ranges[6] == "3:3-3:8")
+    #expect(ranges[7] == "3:9-3:10")  // a bad character: one column, three bytes
+    #expect(ranges[8] == "3:11-3:13")
+    #expect(ranges[10] == "4:1-4:2")
+    #expect(ranges[11] == "4:2-4:3")
+    #expect(ranges[13] == "4:8-4:10")
+    #expect(tokens[13].token.range.start.offset == tokens[13].token.start)
+    #expect(result.comments.map(\.range.description) == ["1:19-1:24"])
+    #expect(result.diagnostics.map(\.range.description) == ["3:9-3:10", "4:1-4:2"])
+  }
+
   @Test("a NUL byte is an unexpected character shown as its code point")
   func nulByte() {
     let result = lex("retry\u{0}\u{0}\u{0} 3")

@@ -28,6 +28,18 @@ struct PipelineTests {
     }
   }
 
+  @Test("diagnostics count columns in scalars after CR LF, multi-byte comments and names")
+  func diagnosticPlacesFromOffsets() {
+    let source = "retry 3 on a # → é\r\n  retry 2 delay 1d on x-é\r\npolicy"
+    let analysis = analyze(policy: source)
+    #expect(
+      analysis.diagnostics.map { "\($0.id.rawValue) \($0.range)" } == [
+        "unknown-unit 2:18-2:19", "invalid-name 2:23-2:26", "unexpected-token 3:1-3:7",
+      ])
+    #expect(analysis.diagnostics.map(\.line) == [2, 2, 3])
+    #expect(analysis.diagnostics.map(\.column) == [18, 23, 1])
+  }
+
   @Test("a warning-free policy has no warnings, and compiles to what analyze compiles")
   func cleanPolicy() throws {
     let text = "retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s"

@@ -11,10 +11,9 @@ struct PolicyNameChecker {
   /// Records the next declaration's name; returns whether an earlier policy has it.
   mutating func isDuplicate(_ name: NameSyntax) -> Bool {
     guard !name.text.isEmpty else { return false }
-    guard let first = firsts[name.text] else {
-      firsts[name.text] = name.range
-      return false
-    }
+    // One lookup for a new name (the common case); a duplicate puts the first place back.
+    guard let first = firsts.updateValue(name.range, forKey: name.text) else { return false }
+    firsts[name.text] = first
     diagnostics.append(
       Diagnostic(
         .duplicatePolicy(name.text), at: name.range,

@@ -66,12 +66,12 @@ extension PolicyChecker {
     var exceptNames: [NameSyntax]?
     var hook: String?
     /// The first delay clause's keyword and its range.
-    var delayClause: (keyword: String, range: SourceRange)?
+    var delayClause: (keyword: Keyword, range: SourceRange)?
     var onRange: SourceRange?
     var exceptRange: SourceRange?
     var jitterRange: SourceRange?
     /// The first `max`'s keyword range and its duration as written.
-    var maxClause: (range: SourceRange, text: String)?
+    var maxClause: (range: SourceRange, digits: LiteralText, unit: DurationUnit)?
     var afterRange: SourceRange?
     var honoringRange: SourceRange?
     var retriesImmediately = true
@@ -80,7 +80,10 @@ extension PolicyChecker {
   /// Starts checking the rule that `head` begins.
   mutating func beginRule(_ head: RetryHeadSyntax) {
     ruleCount += 1
-    rule = RuleState(head: head)
+    // Outside a rule the state is already empty (`finishRule` empties it): only the head is
+    // set, so that no empty state is destroyed and made again for every rule.
+    if isReadingRule { rule = RuleState() }
+    rule.head = head
     isReadingRule = true
     switch head.count {
     case .times(let count?):
@@ -115,20 +118,28 @@ extension PolicyChecker {
         rule.exceptNames = names
       }
     case .immediately, .delay, .backoff, .delays:
-      let checked = checkDelayClause(clause)
-      let keyword = clause.keyword
-      if let first = rule.delayClause {
-        if first.keyword == keyword {
-          _ = isFirst(clause, after: first.range)
-        } else {
-          report(
-            .conflictingDelay(keyword, with: first.keyword), at: clause.keywordRange,
-            notes: [Diagnostic(.firstGivenHere(first.keyword), at: first.range)])
-        }
-      } else {
+      let keyword: Keyword
+      switch clause.kind {
+      case .immediately: keyword = .immediately
+      case .delay: keyword = .delay
+      case .backoff: keyword = .backoff
+      default: keyword = .delays
+      }
+      guard let first = rule.delayClause else {
+        // The first delay clause: its checked shape goes straight into the rule's state.
+        rule.shape = checkDelayClause(clause)
         rule.delayClause = (keyword, clause.keywordRange)
-        rule.shape = checked
-        if case .immediately = clause.kind {} else { rule.retriesImmediately = false }
+        if keyword != .immediately { rule.retriesImmediately = false }
+        return
+      }
+      _ = checkDelayClause(clause)
+      if first.keyword == keyword {
+        _ = isFirst(clause, after: first.range)
+      } else {
+        let firstKeyword = first.keyword.rawValue
+        report(
+          .conflictingDelay(keyword.rawValue, with: firstKeyword), at: clause.keywordRange,
+          notes: [Diagnostic(.firstGivenHere(firstKeyword), at: first.range)])
       }
     case .jitter(let syntax):
       let checked = checkJitter(syntax)
@@ -139,7 +150,7 @@ extension PolicyChecker {
     case .max(let literal):
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
       if isFirst(clause, after: rule.maxClause?.range) {
-        rule.maxClause = (clause.keywordRange, literal.text)
+        rule.maxClause = (clause.keywordRange, literal.digits, literal.unit)
         rule.cap = checked
       }
     case .after(let name):
@@ -160,8 +171,9 @@ extension PolicyChecker {
   mutating func finishRule(isComplete: Bool) {
     guard isReadingRule, let head = rule.head else { return }
     isReadingRule = false
-    let state = rule
-    rule = RuleState()
+    // Moved out, not copied: the state is large.
+    var state = RuleState()
+    swap(&state, &rule)
     var errorClasses: [String] = []
     var excludedClasses: [String] = []
     if let onNames = state.onNames { errorClasses = Self.texts(of: onNames) }
@@ -191,7 +203,8 @@ extension PolicyChecker {
         report(.capWithoutDelay, at: maxClause.range)
       } else if let cap = state.cap, let first = state.shape?.firstDelay, cap < first {
         report(
-          .capBelowFirstDelay(cap: maxClause.text, firstDelay: first.policyText),
+          .capBelowFirstDelay(
+            cap: maxClause.digits.string + maxClause.unit.rawValue, firstDelay: first.policyText),
           at: maxClause.range)
       }
     }
@@ -207,11 +220,11 @@ extension PolicyChecker {
     if state.delayClause != nil && state.shape == nil { return }
     if state.jitterRange != nil && state.jitter == nil { return }
     if state.maxClause != nil && state.cap == nil { return }
-    rules.append(
-      RetryRule(
-        behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
-        errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
-        maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil))
+    let compiled = RetryRule(
+      behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
+      errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
+      maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil)
+    rules.append(consume compiled)
   }
 
   /// Checks `immediately`, `delay`, `backoff` or `delays`; nil when an argument is wrong.

@@ -4,6 +4,11 @@
 /// not tokens for the parser; the lexer collects them for the printer. Bad characters are
 /// diagnosed here, once per run, and handed on as an `.error` token that the parser skips.
 /// Every byte is looked at a bounded number of times, so time is linear in the text.
+///
+/// Positions are byte offsets. Columns are not counted byte by byte: the lexer keeps the
+/// column base of its line (the line's first byte plus the UTF-8 continuation bytes passed on
+/// it, which only non-ASCII text adds to), and a column is an offset minus that base, worked
+/// out only when a range is asked for (see `Token`).
 struct Lexer {
   /// The text.
   let bytes: UnsafeBufferPointer<UInt8>
@@ -11,8 +16,9 @@ struct Lexer {
   private(set) var offset = 0
   /// The line of `offset`, from 1; it stops at `UInt32.max` (as `SourceLocation` does).
   private(set) var line: UInt32 = 1
-  /// The column of `offset` in Unicode scalars, from 1; it stops at `UInt32.max`.
-  private(set) var column: UInt32 = 1
+  /// The column base of `offset`: the first byte of its line plus the continuation bytes
+  /// between them, so that the column of `offset` in Unicode scalars is `offset - base + 1`.
+  private(set) var base = 0
   /// Every comment read so far, in order (none when `keepsComments` is false).
   var comments: [CommentSyntax] = []
   /// Whether comments are collected; only the printer needs them.
@@ -22,13 +28,26 @@ struct Lexer {
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
-    // A UTF-8 byte order mark at the start is no character of the text.
-    if SourceCharacters.hasByteOrderMark(bytes) { offset = 3 }
+    // A UTF-8 byte order mark at the start is no character of the text (nor a column).
+    if SourceCharacters.hasByteOrderMark(bytes) {
+      offset = 3
+      base = 3
+    }
   }
 
   /// Where the lexer stands.
-  var location: SourceLocation {
-    SourceLocation(line: line, column: column, offset: UInt32(clamping: offset))
+  var location: SourceLocation { Token.location(line: line, offset: offset, base: base) }
+
+  /// A token from `start`, whose column base was `startBase`, to where the lexer stands.
+  @inline(__always)
+  private func token(
+    _ kind: TokenKind, from start: Int, base startBase: Int, keyword: Keyword? = nil,
+    isIdentifier: Bool = false, hasFraction: Bool = false, unitStart: Int? = nil
+  ) -> Token {
+    Token(
+      kind: kind, line: line, start: start, end: offset, startBase: startBase, endBase: base,
+      keyword: keyword, isIdentifier: isIdentifier, hasFraction: hasFraction,
+      unitStart: unitStart)
   }
 
   /// The text of a stretch of bytes.
@@ -52,6 +71,7 @@ struct Lexer {
       switch byte {
       case .space, .tab:
         stepASCII()
+        while offset < bytes.count, bytes[offset] == .space { stepASCII() }
       case .carriageReturn:
         if peek(1) == .lineFeed {
           return newline(length: 2)
@@ -82,10 +102,7 @@ struct Lexer {
         return scanBadCharacters()
       }
     }
-    let here = location
-    return Token(
-      kind: .end, start: offset, end: offset, range: SourceRange(start: here, end: here),
-      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+    return token(.end, from: offset, base: base)
   }
 
   // MARK: Scanning
@@ -99,36 +116,21 @@ struct Lexer {
   @inline(__always)
   private mutating func stepASCII() {
     offset += 1
-    if column < .max { column += 1 }
-  }
-
-  /// Moves past one byte that is not a line end.
-  private mutating func step() {
-    if bytes[offset] & 0xC0 != 0x80, column < .max { column += 1 }
-    offset += 1
   }
 
   private mutating func newline(length: Int) -> Token {
-    let start = location
-    let startOffset = offset
+    let start = offset
     offset += length
-    let end = SourceLocation(
-      line: line, column: column > .max - 2 ? .max : column + UInt32(length),
-      offset: UInt32(clamping: offset))
+    let newline = token(.newline, from: start, base: base)
     if line < .max { line += 1 }
-    column = 1
-    return Token(
-      kind: .newline, start: startOffset, end: offset, range: SourceRange(start: start, end: end),
-      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+    base = offset
+    return newline
   }
 
   private mutating func single(_ kind: TokenKind) -> Token {
-    let start = location
-    let startOffset = offset
-    step()
-    return Token(
-      kind: kind, start: startOffset, end: offset, range: SourceRange(start: start, end: location),
-      keyword: nil, isIdentifier: false, hasFraction: false, unitStart: offset)
+    let start = offset
+    stepASCII()
+    return token(kind, from: start, base: base)
   }
 
   private mutating func scanComment() {
@@ -146,8 +148,10 @@ struct Lexer {
         text: text(start.offset, offset), range: SourceRange(start: start, end: location)))
   }
 
+  @inline(__always)
   private func isDigit(_ byte: UInt8) -> Bool { byte >= .zero && byte <= .nine }
 
+  @inline(__always)
   private func isIdentifierByte(_ byte: UInt8) -> Bool {
     switch byte {
     case .lowerA ... .lowerZ, .upperA ... .upperZ, .zero ... .nine, .underscore: true
@@ -166,15 +170,34 @@ struct Lexer {
     return false
   }
 
+  /// Moves past a run of ASCII digits.
+  @inline(__always)
+  private mutating func skipDigits() {
+    let bytes = bytes
+    var index = offset
+    while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    offset = index
+  }
+
+  /// Moves past a run of ASCII identifier bytes (letters, digits, `_`).
+  @inline(__always)
+  private mutating func skipIdentifierBytes() {
+    let bytes = bytes
+    var index = offset
+    while index < bytes.count, isIdentifierByte(bytes[index]) { index += 1 }
+    offset = index
+  }
+
   /// Moves past a whole character, or one ill-formed part of bytes that are not UTF-8: one
   /// column either way, as the renderer and `String(decoding:as:)` count them.
   private mutating func stepScalar() {
     if bytes[offset] < 0x80 {
-      step()
+      stepASCII()
       return
     }
-    offset += SourceCharacters.decode(bytes, at: offset).length
-    if column < .max { column += 1 }
+    let length = SourceCharacters.decode(bytes, at: offset).length
+    offset += length
+    base += length - 1
   }
 
   /// Moves past a non-ASCII character of a comment, reporting bytes that are not UTF-8 (one
@@ -204,22 +227,21 @@ struct Lexer {
   }
 
   private mutating func scanNumber() -> Token {
-    let start = location
-    while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
+    let start = offset
+    let startBase = base
+    skipDigits()
     var hasFraction = false
     if offset < bytes.count, bytes[offset] == .dot {
       if let next = peek(1), isDigit(next) {
         hasFraction = true
-        step()
-        while offset < bytes.count, isDigit(bytes[offset]) { stepASCII() }
+        stepASCII()
+        skipDigits()
       } else {
-        step()
+        stepASCII()
         while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
-        let range = SourceRange(start: start, end: location)
-        reportError(at: range) { .malformedNumber($0.text(start.offset, $0.offset)) }
-        return Token(
-          kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
-          isIdentifier: false, hasFraction: false, unitStart: offset)
+        let error = token(.error, from: start, base: startBase)
+        reportError(at: error.range) { .malformedNumber($0.text(start, $0.offset)) }
+        return error
       }
     }
     let unitStart = offset
@@ -228,7 +250,7 @@ struct Lexer {
       kind = .duration
       while offset < bytes.count {
         if isIdentifierByte(bytes[offset]) {
-          step()
+          skipIdentifierBytes()
         } else if bytes[offset] >= 0x80, continuesLooseWord(at: offset) {
           stepScalar()
         } else {
@@ -236,33 +258,29 @@ struct Lexer {
         }
       }
     }
-    return Token(
-      kind: kind, start: start.offset, end: offset,
-      range: SourceRange(start: start, end: location), keyword: nil, isIdentifier: false,
-      hasFraction: hasFraction, unitStart: unitStart)
+    return token(kind, from: start, base: startBase, hasFraction: hasFraction, unitStart: unitStart)
   }
 
   private mutating func scanWord() -> Token {
-    let start = location
+    let start = offset
+    let startBase = base
     if bytes[offset] == .lowerX, let next = peek(1), isDigit(next), isFactorSign(at: offset) {
-      step()
-      return Token(
-        kind: .word, start: start.offset, end: offset,
-        range: SourceRange(start: start, end: location), keyword: .x, isIdentifier: false,
-        hasFraction: false, unitStart: offset)
+      stepASCII()
+      return token(.word, from: start, base: startBase, keyword: .x)
     }
-    while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+    skipIdentifierBytes()
     var isIdentifier = true
-    while continuesLooseWord(at: offset) {
+    while offset < bytes.count, bytes[offset] == .hyphen || bytes[offset] >= 0x80,
+      continuesLooseWord(at: offset)
+    {
       isIdentifier = false
-      if bytes[offset] >= 0x80 { stepScalar() } else { step() }
-      while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+      if bytes[offset] >= 0x80 { stepScalar() } else { stepASCII() }
+      skipIdentifierBytes()
     }
-    let keyword = Keyword.matching(slice(start.offset, offset))
-    return Token(
-      kind: .word, start: start.offset, end: offset,
-      range: SourceRange(start: start, end: location), keyword: keyword,
-      isIdentifier: isIdentifier && keyword == nil, hasFraction: false, unitStart: offset)
+    let keyword = Keyword.matching(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+    return token(
+      .word, from: start, base: startBase, keyword: keyword,
+      isIdentifier: isIdentifier && keyword == nil)
   }
 
   /// Whether the `x` at `position` is the factor sign: the identifier run it starts is `x`
@@ -279,17 +297,16 @@ struct Lexer {
   /// Reads a run of characters that cannot start a token and reports it once: a run of bytes
   /// that are not UTF-8, one invisible character (named), or a run of visible ones.
   private mutating func scanBadCharacters() -> Token {
-    let start = location
+    let start = offset
+    let startBase = base
     let (first, _) = byteRun(at: offset)
     let scalar: Unicode.Scalar
     switch first {
     case .invalid:
       while offset < bytes.count, case .invalid = byteRun(at: offset).0 { stepScalar() }
-      let range = SourceRange(start: start, end: location)
-      reportError(at: range) { $0.invalidUTF8(from: range.start, to: range.end) }
-      return Token(
-        kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
-        isIdentifier: false, hasFraction: false, unitStart: offset)
+      let error = token(.error, from: start, base: startBase)
+      reportError(at: error.range) { $0.invalidUTF8(from: error.range.start, to: error.range.end) }
+      return error
     case .invisible(let invisible):
       scalar = invisible
       // One diagnostic for a run (of NULs, say), named by its first character.
@@ -304,11 +321,9 @@ struct Lexer {
       scalar = visible
       scanVisibleBadCharacters()
     }
-    let range = SourceRange(start: start, end: location)
-    reportError(at: range) { _ in .unexpectedCharacter(scalar) }
-    return Token(
-      kind: .error, start: start.offset, end: offset, range: range, keyword: nil,
-      isIdentifier: false, hasFraction: false, unitStart: offset)
+    let error = token(.error, from: start, base: startBase)
+    reportError(at: error.range) { _ in .unexpectedCharacter(scalar) }
+    return error
   }
 
   /// Moves past a run of visible characters that cannot start a token.

@@ -293,10 +293,11 @@ extension PolicyParser {
 
   /// Reads the current number token, reporting a number too large for a `Double`.
   mutating func parseNumber() -> NumberLiteralSyntax {
-    let literal = text
-    let value = Literals.double(lexer.slice(token.start, token.end))
-    if value == nil { report(.numberTooLarge(literal), at: token.range) }
-    let number = NumberLiteralSyntax(text: literal, value: value, range: token.range)
+    let digits = lexer.slice(token.start, token.end)
+    let value = Literals.double(digits)
+    if value == nil { report(.numberTooLarge(text), at: token.range) }
+    let number = NumberLiteralSyntax(
+      digits: LiteralText(digits), value: value, range: token.range)
     advance()
     return number
   }
@@ -308,9 +309,7 @@ extension PolicyParser {
       guard let unit = DurationUnit(lexer.slice(token.unitStart, token.end)) else {
         let unitText = lexer.text(token.unitStart, token.end)
         // The number before the unit is ASCII: the unit's column follows from its offset.
-        var unitStart = token.range.start
-        unitStart.column += token.unitStart - token.start
-        unitStart.offset = token.unitStart
+        let unitStart = token.location(at: token.unitStart)
         report(
           .unknownUnit(
             unitText,
@@ -324,8 +323,8 @@ extension PolicyParser {
       // Too large to represent is also above the longest duration a policy takes.
       if duration == nil { report(.durationTooLong(text), at: token.range) }
       let literal = DurationLiteralSyntax(
-        number: lexer.text(token.start, token.unitStart), unit: unit, duration: duration,
-        range: token.range)
+        digits: LiteralText(lexer.slice(token.start, token.unitStart)), unit: unit,
+        duration: duration, range: token.range)
       advance()
       return literal
     case .number:

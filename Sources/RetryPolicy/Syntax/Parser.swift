@@ -105,8 +105,8 @@ struct PolicyParser<Consumer: LineConsumer> {
   private(set) var diagnostics = DiagnosticList()
   /// The token the parser looks at.
   private(set) var token: Token
-  /// The end of the last token consumed.
-  private(set) var previousEnd = SourceLocation.start
+  /// The line, the end and the column base of the last token consumed (see `Token`).
+  private var previous: (line: UInt32, end: Int, base: Int) = (1, 0, 0)
   /// Whether `}` ends the current line (inside a block).
   var isInBlock = false
 
@@ -123,8 +123,14 @@ struct PolicyParser<Consumer: LineConsumer> {
   // MARK: Tokens
 
   mutating func advance() {
-    previousEnd = token.range.end
+    previous = (token.line, token.end, token.endBase)
     token = lexer.next()
+  }
+
+  /// The end of the last token consumed.
+  @inline(__always)
+  var previousEnd: SourceLocation {
+    Token.location(line: previous.line, offset: previous.end, base: previous.base)
   }
 
   var text: String { lexer.text(token.start, token.end) }

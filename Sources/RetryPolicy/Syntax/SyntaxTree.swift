@@ -251,17 +251,27 @@ package struct NameSyntax: Sendable, Hashable {
 
 /// A plain number, integer or decimal: a factor (`1.5`) or a percentage (`10`).
 package struct NumberLiteralSyntax: Sendable, Hashable {
-  /// The digits as written, such as `1.50`.
-  package var text: String
+  /// The digits as written, kept without a `String` (see ``LiteralText``).
+  var digits: LiteralText
   /// The value; nil when the number was too large to read (already diagnosed).
   package var value: Double?
   /// Where it stands (without any `%` or `x`).
   package var range: SourceRange
 
   package init(text: String, value: Double?, range: SourceRange) {
-    self.text = text
+    self.init(digits: LiteralText(text), value: value, range: range)
+  }
+
+  init(digits: LiteralText, value: Double?, range: SourceRange) {
+    self.digits = digits
     self.value = value
     self.range = range
+  }
+
+  /// The digits as written, such as `1.50`.
+  package var text: String {
+    get { digits.string }
+    set { digits = LiteralText(newValue) }
   }
 }
 
@@ -279,8 +289,8 @@ package enum DurationUnit: String, Sendable, Hashable, CaseIterable {
 
 /// A number directly followed by a unit: `250ms`, `1.5s`, `2m`, `1h`.
 package struct DurationLiteralSyntax: Sendable, Hashable {
-  /// The number as written, such as `1.5`.
-  package var number: String
+  /// The number as written, kept without a `String` (see ``LiteralText``).
+  var digits: LiteralText
   /// The unit.
   package var unit: DurationUnit
   /// The exact duration; nil when it is too large to represent (already diagnosed).
@@ -289,10 +299,20 @@ package struct DurationLiteralSyntax: Sendable, Hashable {
   package var range: SourceRange
 
   package init(number: String, unit: DurationUnit, duration: Duration?, range: SourceRange) {
-    self.number = number
+    self.init(digits: LiteralText(number), unit: unit, duration: duration, range: range)
+  }
+
+  init(digits: LiteralText, unit: DurationUnit, duration: Duration?, range: SourceRange) {
+    self.digits = digits
     self.unit = unit
     self.duration = duration
     self.range = range
+  }
+
+  /// The number as written, such as `1.5`.
+  package var number: String {
+    get { digits.string }
+    set { digits = LiteralText(newValue) }
   }
 
   /// The literal as written: `1.5s`.

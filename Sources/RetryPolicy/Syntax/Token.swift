@@ -96,21 +96,73 @@ enum Keyword: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One token: its kind, where it stands, and what the lexer learnt about it.
+///
+/// A token keeps byte offsets only. Its line and columns are derived when a range is asked for
+/// (`range`, `location(at:)`), in constant time: the lexer hands each token its line and a
+/// column base, the offset of its line's start plus the UTF-8 continuation bytes before the
+/// token on that line, so that a column is an offset minus the base. No column is counted
+/// byte by byte.
 struct Token: Sendable {
   /// The kind of token.
   var kind: TokenKind
+  /// For a word, the keyword it spells, if any.
+  var keyword: Keyword?
+  /// For a word, whether it is an ASCII identifier (no hyphen, no other script).
+  var isIdentifier = false
+  /// For a number or a duration, whether it has a fraction (`1.5`).
+  var hasFraction = false
+  /// The token's line, from 1 (it stops at `UInt32.max`, as `SourceLocation` does).
+  var line: UInt32
   /// The first byte of the token.
   var start: Int
   /// The byte just past the token.
   var end: Int
-  /// Where the token stands, in lines and columns.
-  var range: SourceRange
-  /// For a word, the keyword it spells, if any.
-  var keyword: Keyword?
-  /// For a word, whether it is an ASCII identifier (no hyphen, no other script).
-  var isIdentifier: Bool
-  /// For a number or a duration, whether it has a fraction (`1.5`).
-  var hasFraction: Bool
-  /// For a duration, the first byte of the unit.
+  /// For a duration, the first byte of the unit; otherwise `end`.
   var unitStart: Int
+  /// The column base of `start`: the first byte of the line plus the continuation bytes
+  /// before `start` on the line; the column of `start` is `start - startBase + 1`.
+  var startBase: Int
+  /// The column base of `end`, as `startBase` is of `start`.
+  var endBase: Int
+
+  init(
+    kind: TokenKind, line: UInt32, start: Int, end: Int, startBase: Int, endBase: Int,
+    keyword: Keyword? = nil, isIdentifier: Bool = false, hasFraction: Bool = false,
+    unitStart: Int? = nil
+  ) {
+    self.kind = kind
+    self.keyword = keyword
+    self.isIdentifier = isIdentifier
+    self.hasFraction = hasFraction
+    self.line = line
+    self.start = start
+    self.end = end
+    self.unitStart = unitStart ?? end
+    self.startBase = startBase
+    self.endBase = endBase
+  }
+
+  /// Where the token starts, in lines and columns.
+  var startLocation: SourceLocation { Self.location(line: line, offset: start, base: startBase) }
+
+  /// Where the token ends, in lines and columns.
+  var endLocation: SourceLocation { Self.location(line: line, offset: end, base: endBase) }
+
+  /// Where the token stands, in lines and columns.
+  var range: SourceRange { SourceRange(start: startLocation, end: endLocation) }
+
+  /// The location of an offset within the token's ASCII start (such as a duration's unit,
+  /// after its ASCII digits).
+  func location(at offset: Int) -> SourceLocation {
+    Self.location(line: line, offset: offset, base: startBase)
+  }
+
+  /// The location of `offset` on `line`, whose column base is `base` (at most `offset`).
+  @inline(__always)
+  static func location(line: UInt32, offset: Int, base: Int) -> SourceLocation {
+    // base <= offset: the difference is never negative and never overflows.
+    let column = UInt32(clamping: offset - base)
+    return SourceLocation(
+      line: line, column: column == .max ? .max : column + 1, offset: UInt32(clamping: offset))
+  }
 }

@@ -1,0 +1,34 @@
+import Testing
+
+@testable import RetryPolicy
+
+@Suite("Literal text")
+struct LiteralTextTests {
+  @Test(
+    "a literal's text reads back as written, inline or not",
+    arguments: [
+      "", "5", "1.5", "12345678", "123456789", "1234567890.12345", "1234567890.123456",
+      "0.000000000000000000000001", "café", "µs",
+    ])
+  func roundTrip(text: String) {
+    let bytes = Array(text.utf8)
+    let fromBytes = bytes.withUnsafeBufferPointer { LiteralText($0) }
+    #expect(fromBytes.string == text)
+    #expect(LiteralText(text) == fromBytes)
+    #expect(LiteralText(text).hashValue == fromBytes.hashValue)
+  }
+
+  @Test("texts that differ compare unequal, and the syntax nodes keep their texts")
+  func differentTexts() {
+    #expect(LiteralText("1.5") != LiteralText("1.50"))
+    #expect(LiteralText("123456789012345") != LiteralText("1234567890123456"))
+    let here = SourceRange(start: .start, end: .start)
+    var number = NumberLiteralSyntax(text: "10", value: 10, range: here)
+    #expect(number.text == "10")
+    number.text = "10.0"
+    #expect(number.text == "10.0")
+    let duration = DurationLiteralSyntax(
+      number: "1.5", unit: .seconds, duration: .milliseconds(1500), range: here)
+    #expect(duration.text == "1.5s")
+  }
+}
