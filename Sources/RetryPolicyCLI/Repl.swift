@@ -64,8 +64,8 @@ struct ReplSession {
 
   /// Whether to color diagnostics and explanations.
   var usesColor: Bool
-  /// Reads a file for `:load`; replaced in tests.
-  var readFile: @Sendable (String) throws -> String
+  /// Reads a file's bytes for `:load`; replaced in tests.
+  var readFile: @Sendable (String) throws -> [UInt8]
 
   /// The lines of the block being typed, from `policy NAME {` on.
   private(set) var pendingBlock: [String] = []
@@ -87,7 +87,7 @@ struct ReplSession {
   /// Creates a session.
   init(
     usesColor: Bool = false,
-    readFile: @escaping @Sendable (String) throws -> String = ReplSession.readFileContents
+    readFile: @escaping @Sendable (String) throws -> [UInt8] = ReplSession.readFileContents
   ) {
     self.usesColor = usesColor
     self.readFile = readFile
@@ -226,15 +226,20 @@ struct ReplSession {
 
   private mutating func load(_ path: String) -> [ReplMessage] {
     let expanded = (path as NSString).expandingTildeInPath
-    let source: String
+    let bytes: [UInt8]
     do {
-      source = try readFile(expanded)
+      bytes = try readFile(expanded)
     } catch {
       return failure("cannot read '\(path)': \(Self.reason(error))")
     }
-    let analysis = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
+    // Read as bytes, as `check` reads a file, so that bytes that are not UTF-8 are reported.
+    let analysis = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
     loadedFile = (path, analysis)
-    var messages = diagnostics(analysis.diagnostics, source: source, sourceName: path)
+    var messages: [ReplMessage] = []
+    if !analysis.diagnostics.isEmpty {
+      let renderer = DiagnosticRenderer(bytes: bytes, sourceName: path, usesColor: usesColor)
+      messages.append(ReplMessage(stream: .error, text: renderer.render(analysis.diagnostics)))
+    }
     if analysis.hasErrors { errorCount += 1 }
     let compiled = Set(analysis.policies.compactMap(\.name))
     let names = analysis.syntax.policies.map(\.name.text).filter { !$0.isEmpty }
@@ -332,10 +337,9 @@ struct ReplSession {
     SourceFileSyntax(policies: [declaration], comments: [], range: declaration.range)
   }
 
-  /// Reads a file as UTF-8 (invalid bytes are repaired, and the parser reports them).
-  @Sendable static func readFileContents(_ path: String) throws -> String {
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    return String(decoding: data, as: UTF8.self)
+  /// Reads a file's bytes; the lexer reports any that are not UTF-8.
+  @Sendable static func readFileContents(_ path: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
   }
 
   private static func reason(_ error: any Error) -> String {

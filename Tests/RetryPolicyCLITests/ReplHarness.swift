@@ -8,12 +8,13 @@ struct ReplHarness {
   var output = ""
   var errors = ""
 
-  init(files: [String: String] = [:]) {
+  init(files: [String: String] = [:], byteFiles: [String: [UInt8]] = [:]) {
     session = ReplSession(
       usesColor: false,
       readFile: { path in
+        if let bytes = byteFiles[path] { return bytes }
         guard let text = files[path] else { throw CocoaError(.fileReadNoSuchFile) }
-        return text
+        return Array(text.utf8)
       })
   }
 

@@ -164,6 +164,16 @@ struct ReplPolicyTests {
     #expect(harness.errors == "error: policy 'a' in 'bad.retry' has errors\n")
   }
 
+  @Test("':load' reads bytes: invalid UTF-8 in a comment is an error at its line and column")
+  func loadReportsInvalidUTF8() async {
+    let bytes = Array("policy a = retry 1 # caf".utf8) + [0xC3, 0x28] + Array(")\n".utf8)
+    var harness = ReplHarness(byteFiles: ["odd.retry": bytes])
+    let listing = await harness.enter(":load odd.retry")
+    #expect(harness.errors.hasPrefix("odd.retry:1:25: error: "))
+    #expect(harness.errors.contains("UTF-8"))
+    #expect(harness.session.errorCount == 1)
+  }
+
   @Test("without color there are no escape codes")
   func noEscapeCodes() async {
     var harness = ReplHarness()
