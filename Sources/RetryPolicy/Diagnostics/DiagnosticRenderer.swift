@@ -92,7 +92,7 @@ public struct DiagnosticRenderer: Sendable {
     var after = 0
     while end < text.count, after < limit, !isLineEnd(text, at: end) {
       let (scalar, length) = SourceCharacters.decode(text, at: end)
-      after += shown(scalar).cells
+      after += cells(scalar)
       end += length
     }
     // Cells before it, back to the line's start or as many as are left to show.
@@ -113,7 +113,7 @@ public struct DiagnosticRenderer: Sendable {
         start += back
         before += 1
       } else {
-        before += shown(scalar).cells
+        before += cells(scalar)
       }
     }
     let isCutBefore = start > lineStart && text[start - 1] != 0x0A
@@ -123,29 +123,51 @@ public struct DiagnosticRenderer: Sendable {
       var cells = before
       while end < text.count, !isLineEnd(text, at: end) {
         let (scalar, length) = SourceCharacters.decode(text, at: end)
-        cells += shown(scalar).cells
+        cells += self.cells(scalar)
         if cells > limit, end > offset { break }
         end += length
       }
     }
-    var shownText = isCutBefore ? "…" : ""
+    var shownBytes: [UInt8] = isCutBefore ? Array("…".utf8) : []
+    shownBytes.reserveCapacity(end - start + 8)
     var markerCells = isCutBefore ? 1 : 0
     var index = start
     while index < end {
+      let byte = text[index]
+      if byte >= 0x20 && byte < 0x7F {
+        // Printable ASCII, most of any line: shown as it is, one cell.
+        if index < offset { markerCells += 1 }
+        shownBytes.append(byte)
+        index += 1
+        continue
+      }
       let (scalar, length) = SourceCharacters.decode(text, at: index)
       let piece = shown(scalar)
       if index < offset { markerCells += piece.cells }
-      shownText += piece.text
+      shownBytes.append(contentsOf: piece.text.utf8)
       index += length
     }
-    if end < text.count, !isLineEnd(text, at: end) { shownText += "…" }
-    return (shownText, markerCells)
+    if end < text.count, !isLineEnd(text, at: end) { shownBytes.append(contentsOf: "…".utf8) }
+    return (String(decoding: shownBytes, as: UTF8.self), markerCells)
   }
 
   /// Whether a line ends at `index`: LF, or CR LF.
   private static func isLineEnd(_ text: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
     text[index] == 0x0A
       || (text[index] == 0x0D && index + 1 < text.count && text[index + 1] == 0x0A)
+  }
+
+  /// The cells a character of the source line takes when shown, without building its text.
+  private static func cells(_ scalar: Unicode.Scalar?) -> Int {
+    guard let scalar else { return 1 }
+    let value = scalar.value
+    if value >= 0x20 && value < 0x7F || value == 0x09 { return 1 }
+    if SourceCharacters.invisibleName(of: scalar) != nil {
+      // `<U+XXXX>`: four hex digits at least, as `SourceCharacters.codePoint` writes them.
+      let digits = (32 - value.leadingZeroBitCount + 3) / 4
+      return 4 + max(4, digits)
+    }
+    return SourceCharacters.cellWidth(scalar)
   }
 
   /// How a character of the source line is shown, and the cells it takes.
