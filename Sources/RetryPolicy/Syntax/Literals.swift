@@ -107,27 +107,26 @@ enum Literals {
   /// `bound` (0 or more), exactly: `0.99999999999999999999` is below 1 and
   /// `100.0000000000000001` above 100, which a `Double` would round to 1 and 100.
   static func order(of text: String, comparedWith bound: Int) -> Order {
-    let zero = UInt8(ascii: "0")
-    let point = UInt8(ascii: ".")
-    var integer: [UInt8] = []
+    // The integer part's value, exact while it fits (any `Int` bound does), and whether any
+    // digit after the point is not zero. Nothing is allocated: this runs for every limit.
+    var integer: UInt64 = 0
+    var isTooLarge = false
     var hasFraction = false
     var isFraction = false
     for byte in text.utf8 {
-      if byte == point {
+      if byte == UInt8(ascii: ".") {
         isFraction = true
       } else if isFraction {
-        if byte != zero { hasFraction = true }
-      } else if byte != zero || !integer.isEmpty {
-        integer.append(byte)  // the integer part without its leading zeros
+        if byte != UInt8(ascii: "0") { hasFraction = true }
+      } else if !isTooLarge {
+        let (times, overflowTimes) = integer.multipliedReportingOverflow(by: 10)
+        let (sum, overflowSum) = times.addingReportingOverflow(UInt64(byte &- UInt8(ascii: "0")))
+        if overflowTimes || overflowSum { isTooLarge = true } else { integer = sum }
       }
     }
-    let bounding = bound > 0 ? Array(String(bound).utf8) : []
-    if integer.count != bounding.count {
-      return integer.count < bounding.count ? .below : .above
-    }
-    for (digit, boundDigit) in zip(integer, bounding) where digit != boundDigit {
-      return digit < boundDigit ? .below : .above
-    }
+    let limit = UInt64(max(bound, 0))
+    if isTooLarge || integer > limit { return .above }
+    if integer < limit { return .below }
     return hasFraction ? .above : .equal
   }
 
