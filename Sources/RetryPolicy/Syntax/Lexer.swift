@@ -170,23 +170,22 @@ struct Lexer {
     return false
   }
 
-  /// Moves past a run of ASCII digits.
+  /// Moves past a run of ASCII bytes that `belongs` accepts (none of them a line end).
   @inline(__always)
-  private mutating func skipDigits() {
+  private mutating func skip(while belongs: (UInt8) -> Bool) {
     let bytes = bytes
     var index = offset
-    while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    while index < bytes.count, belongs(bytes[index]) { index += 1 }
     offset = index
   }
 
+  /// Moves past a run of ASCII digits.
+  @inline(__always)
+  private mutating func skipDigits() { skip(while: isDigit) }
+
   /// Moves past a run of ASCII identifier bytes (letters, digits, `_`).
   @inline(__always)
-  private mutating func skipIdentifierBytes() {
-    let bytes = bytes
-    var index = offset
-    while index < bytes.count, isIdentifierByte(bytes[index]) { index += 1 }
-    offset = index
-  }
+  private mutating func skipIdentifierBytes() { skip(while: isIdentifierByte) }
 
   /// Moves past a whole character, or one ill-formed part of bytes that are not UTF-8: one
   /// column either way, as the renderer and `String(decoding:as:)` count them.
