@@ -32,7 +32,7 @@ extension CompiledPolicy {
     _ operation: () async throws -> Success
   ) async throws -> Success {
     guard attemptTimeout == nil else {
-      return try await runTimingOut(in: RetryEnvironment(), isolation: isolation, operation)
+      return try await runTimingOut(in: .standard, isolation: isolation, operation)
     }
     let firstFailure: (any Error)?
     if deadline == nil, budgetRatio == nil {
@@ -41,7 +41,7 @@ extension CompiledPolicy {
       firstFailure = nil
     }
     return try await drive(
-      in: RetryEnvironment(), after: firstFailure, isolation: isolation, operation)
+      in: .standard, after: firstFailure, isolation: isolation, operation)
   }
 
   /// Runs `operation` in `environment`, retrying it as the policy says, and returns its first
@@ -104,7 +104,7 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)? = #isolation,
     _ operation: (RetryAttempt) async throws -> Success
   ) async throws -> Success {
-    try await run(in: RetryEnvironment(), isolation: isolation, operation)
+    try await run(in: .standard, isolation: isolation, operation)
   }
 
   /// Runs `operation` in `environment`, passing it the attempt it makes, retrying as the

@@ -125,6 +125,13 @@ public struct RetryEnvironment: Sendable {
   }
 }
 
+extension RetryEnvironment {
+  /// The default environment, made once: the forms of `run` that take no environment use
+  /// it, so that a run does not build the default's empty registries anew.
+  @usableFromInline
+  static let standard = RetryEnvironment()
+}
+
 /// What a hook knows about the retry it comes before.
 public struct RetryHookContext: Sendable {
   /// The error of the attempt that failed, which the retry follows.

@@ -153,8 +153,10 @@ package struct RetryRun: Sendable {
       observer(.attemptFailed(attempt: machine.attempts, error: error))
     }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
+    // Only `within` reads the elapsed time here; without it, the clock is not read.
+    let elapsed = machine.deadline == nil ? Duration.zeroInline : elapsed()
     let action = machine.attemptFailed(
-      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed(), using: &random)
+      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
     switch action {
     case .giveUp(let reason):
       throw stop(reason, error, in: environment)
