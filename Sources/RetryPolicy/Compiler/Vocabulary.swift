@@ -21,9 +21,11 @@ public struct Vocabulary: Sendable, Hashable {
   /// Accepts every name.
   public static let open = Vocabulary()
 
-  /// The error classes every policy may name: `any`, `timeout`, `transient` and the
-  /// retry-worthy `URLError` names (`timedOut`, `networkConnectionLost`, …). Status forms
-  /// (`503`, `5xx`) are accepted too, checked on their own.
+  /// The error class names every policy may use.
+  ///
+  /// They are `any`, `timeout`, `transient` and the retry-worthy `URLError` names
+  /// (`timedOut`, `networkConnectionLost`, …). Status forms (`503`, `5xx`) are accepted
+  /// too, checked on their own.
   public static let builtInErrorClasses: Set<String> = HTTPErrorClasses.names.union([
     "any", "timeout",
   ])
