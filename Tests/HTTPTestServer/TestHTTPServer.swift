@@ -20,6 +20,9 @@ public final class TestHTTPServer: @unchecked Sendable {
     case dropMidResponse
     /// The connection closes after the request is read, before any byte of a response.
     case dropBeforeResponse
+    /// A response slower than any `timeout`: nothing is sent until the client closes the
+    /// connection (at most five seconds), then the connection closes.
+    case hold
   }
 
   /// A request as the server received it.
@@ -125,6 +128,12 @@ public final class TestHTTPServer: @unchecked Sendable {
       Sockets.send(connection, Array(head.utf8))
     case .dropBeforeResponse:
       break
+    case .hold:
+      // Readable with nothing to read is the client's close; bytes are ignored.
+      for _ in 0..<50 where !shouldStop {
+        guard Sockets.waitReadable(connection, milliseconds: 100) else { continue }
+        if Sockets.receive(connection, count: 4096, milliseconds: 0).isEmpty { break }
+      }
     }
   }
 

@@ -240,4 +240,27 @@ struct HTTPEndToEndTests {
     #expect(summary.attempts == 2)
     #expect(summary.outcome == .failed(.retriesExhausted))
   }
+
+  @Test("a response slower than 'timeout' is cut off on the clock and retried as 'timeout'")
+  func slowResponse() async throws {
+    let server = try TestHTTPServer(script: [.hold, .respond(status: 200, body: "quick")])
+    defer { server.stop() }
+    let policy = try compile(policy: "retry 1 on timeout delay 1s timeout 2s")
+    let clock = ManualClock()
+    let session = makeSession()
+    let url = server.url()
+    let run = Task {
+      try await session.data(from: url, policy: policy, in: RetryEnvironment(clock: clock))
+    }
+    // The first attempt's timer; the second attempt's is left alone, so it gets its answer.
+    await clock.waitForSleepers()
+    #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(2)))
+    clock.advance(by: .seconds(2))
+    await clock.waitForSleepers()  // the retry's delay, once the cut-off attempt returned
+    #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(3)))
+    clock.advance(by: .seconds(1))
+    let (data, _) = try await run.value
+    #expect(String(decoding: data, as: UTF8.self) == "quick")
+    #expect(server.requests.count == 2)
+  }
 }
