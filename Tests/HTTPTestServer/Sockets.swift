@@ -55,7 +55,14 @@ enum Sockets {
   /// Accepts a connection, or nil.
   static func accept(_ descriptor: Int32) -> Int32? {
     let connection = Glue.accept(descriptor, nil, nil)
-    return connection >= 0 ? connection : nil
+    guard connection >= 0 else { return nil }
+    #if canImport(Darwin)
+      // Darwin has no MSG_NOSIGNAL: a send to a closed peer must not raise SIGPIPE.
+      var yes: Int32 = 1
+      _ = setsockopt(
+        connection, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+    #endif
+    return connection
   }
 
   /// Up to `count` bytes, waiting at most `milliseconds`; empty at the end or on a failure.
