@@ -12,16 +12,25 @@ let package = Package(
   products: [
     .library(name: "RetryPolicy", targets: ["RetryPolicy"]),
     .library(name: "RetryPolicyTesting", targets: ["RetryPolicyTesting"]),
+    // URLSession under a policy; the only product that links FoundationNetworking (issue 11).
+    .library(name: "RetryPolicyHTTP", targets: ["RetryPolicyHTTP"]),
     .executable(name: "retry-policy", targets: ["retry-policy"]),
   ],
   targets: [
     .target(name: "RetryPolicy"),
     .target(name: "RetryPolicyTesting", dependencies: ["RetryPolicy"]),
+    .target(name: "RetryPolicyHTTP", dependencies: ["RetryPolicy"]),
+    // A local HTTP/1.1 server on the platform's sockets, for RetryPolicyHTTPTests; no product.
+    .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer"),
     .target(name: "RetryPolicyCLI", dependencies: ["RetryPolicy", "RetryPolicyTesting"]),
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
     .executableTarget(
       name: "retry-policy-benchmarks",
-      dependencies: ["RetryPolicy", "RetryPolicyTesting"]
+      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicyHTTP"]
+    ),
+    .testTarget(
+      name: "RetryPolicyHTTPTests",
+      dependencies: ["RetryPolicyHTTP", "RetryPolicy", "RetryPolicyTesting", "HTTPTestServer"]
     ),
     .testTarget(
       name: "RetryPolicyTests",

@@ -61,6 +61,8 @@ private let catalogue: [CatalogueCase] = [
     id: .unknownHook, source: "policy p = retry 1 after refreshTokn", location: "1:26",
     vocabulary: Vocabulary(hooks: ["refreshToken"])),
   .init(id: .classInOnAndExcept, source: "policy p = retry 3 on a except a", location: "1:32"),
+  .init(id: .invalidStatusCode, source: "policy p = retry 3 on 503, 600", location: "1:28"),
+  .init(id: .invalidStatusClass, source: "policy p = retry 3 except 6xx", location: "1:27"),
   // Warnings.
   .init(id: .capBelowFirstDelay, source: "policy p = retry 3 delay 5s max 1s", location: "1:29"),
   .init(

@@ -344,14 +344,30 @@ extension PolicyChecker {
   // MARK: Names
 
   mutating func checkErrorClasses(_ names: [NameSyntax]) {
+    for name in names where HTTPErrorClasses.isStatusForm(name.text) {
+      checkStatusForm(name)
+    }
     guard let known = vocabulary.errorClasses else { return }
     var candidates: [String]?  // sorted once per list, and only when a name is unknown
     for name in names
-    where !known.contains(name.text) && !Vocabulary.builtInErrorClasses.contains(name.text) {
+    where !known.contains(name.text) && !Vocabulary.builtInErrorClasses.contains(name.text)
+      && !HTTPErrorClasses.isStatusForm(name.text)
+    {
       let sorted = candidates ?? Vocabulary.builtInErrorClasses.sorted() + known.sorted()
       candidates = sorted
       let suggestion = Suggestion.nearest(to: name.text, in: sorted)
       report(.unknownErrorClass(name.text, suggestion: suggestion), at: name.range)
+    }
+  }
+
+  /// Reports a status code outside 100–599 or a status class other than `1xx` … `5xx`.
+  mutating func checkStatusForm(_ name: NameSyntax) {
+    guard HTTPErrorClasses.statuses(of: name.text) == nil else { return }
+    let suggestion = HTTPErrorClasses.suggestion(forStatus: name.text)
+    if name.text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+      report(.invalidStatusCode(name.text, suggestion: suggestion), at: name.range)
+    } else {
+      report(.invalidStatusClass(name.text, suggestion: suggestion), at: name.range)
     }
   }
 

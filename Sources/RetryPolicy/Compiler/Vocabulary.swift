@@ -7,7 +7,7 @@
 public struct Vocabulary: Sendable, Hashable {
   /// The error class names accepted in `on` and `except`, or nil to accept any name.
   ///
-  /// The built-in classes `any` and `timeout` are always accepted.
+  /// The built-in classes (``builtInErrorClasses``) and status forms are always accepted.
   public var errorClasses: Set<String>?
   /// The hook names accepted in `after`, or nil to accept any name.
   public var hooks: Set<String>?
@@ -21,6 +21,12 @@ public struct Vocabulary: Sendable, Hashable {
   /// Accepts every name.
   public static let open = Vocabulary()
 
-  /// The error classes every policy may name: `any` and `timeout`.
-  public static let builtInErrorClasses: Set<String> = ["any", "timeout"]
+  /// The error class names every policy may use.
+  ///
+  /// They are `any`, `timeout`, `transient` and the retry-worthy `URLError` names
+  /// (`timedOut`, `networkConnectionLost`, …). Status forms (`503`, `5xx`) are accepted
+  /// too, checked on their own.
+  public static let builtInErrorClasses: Set<String> = HTTPErrorClasses.names.union([
+    "any", "timeout",
+  ])
 }

@@ -83,6 +83,10 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   case unknownHook = "unknown-hook"
   /// A class listed in both `on` and `except` of one rule.
   case classInOnAndExcept = "class-in-on-and-except"
+  /// A status code outside 100–599 in an error class list, such as `600`.
+  case invalidStatusCode = "invalid-status-code"
+  /// A status class other than `1xx` … `5xx` in an error class list, such as `6xx`.
+  case invalidStatusClass = "invalid-status-class"
 
   // MARK: Warnings
 

@@ -97,6 +97,22 @@ extension DiagnosticMessage {
       "unknown error class '\(excerpt(name))'" + Suggestion.didYouMean(suggestion))
   }
 
+  /// `invalid-status-code`: a status code outside 100–599 in `on` or `except`.
+  static func invalidStatusCode(_ text: String, suggestion: String?) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .invalidStatusCode, .error,
+      "'\(excerpt(text))' is not an HTTP status code (100 to 599)"
+        + Suggestion.didYouMean(suggestion))
+  }
+
+  /// `invalid-status-class`: a status class other than `1xx` … `5xx` in `on` or `except`.
+  static func invalidStatusClass(_ text: String, suggestion: String?) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .invalidStatusClass, .error,
+      "'\(excerpt(text))' is not an HTTP status class (1xx to 5xx)"
+        + Suggestion.didYouMean(suggestion))
+  }
+
   /// `unknown-hook`: a hook outside the host's vocabulary.
   static func unknownHook(_ name: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(

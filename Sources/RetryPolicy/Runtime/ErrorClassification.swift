@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the runtime needs to know about one error to match it against class names, found
 /// lazily: only what a name asks for is looked at, once per failed attempt.
 ///
@@ -18,6 +20,8 @@ package struct ErrorClassification {
   package let isCancellation: Bool
   /// Whether the error is the runtime's `timeout` error.
   package let isAttemptTimeout: Bool
+  /// Whether the error is a `URLError`, which the built-in URL error names may match.
+  private let isURLError: Bool
   private let predicates: [String: @Sendable (any Error) -> Bool]
 
   /// Classifies `error` with the host's registered predicates.
@@ -27,6 +31,7 @@ package struct ErrorClassification {
     let errorType = type(of: error)
     self.isCancellation = errorType == CancellationError.self
     self.isAttemptTimeout = errorType == AttemptTimeoutError.self
+    self.isURLError = errorType == URLError.self
     self.predicates = predicates
   }
 
@@ -47,7 +52,9 @@ package struct ErrorClassification {
   /// Any of these makes it so, none hides another (contract §3): the built-in `any` (every
   /// error but cancellation) or `timeout` (an ``AttemptTimeoutError``); a registered predicate
   /// of that name that accepts the error; the name of the error's type or of one of its
-  /// superclasses; its enum case name.
+  /// superclasses; its enum case name. The HTTP classes (contract §8) are built in too: a
+  /// status form (`503`, `5xx`) matches an ``HTTPStatusProviding`` error of such a status,
+  /// `transient` and the URL error names (`timedOut`) match as the grammar reference lists.
   package func matches(_ name: String) -> Bool {
     switch name {
     case "any": return !isCancellation
@@ -55,6 +62,11 @@ package struct ErrorClassification {
     default: break
     }
     if !predicates.isEmpty, let predicate = predicates[name], predicate(error) { return true }
+    if HTTPErrorClasses.isStatusForm(name) {
+      return HTTPErrorClasses.matches(name, error) ?? false
+    }
+    if name == "transient", HTTPErrorClasses.isTransient(error) { return true }
+    if isURLError, HTTPErrorClasses.matches(name, error) == true { return true }
     return ErrorNameCache.shared.caseName(of: error) == name
       || ErrorNameCache.shared.typeNames(of: error).contains(name)
   }

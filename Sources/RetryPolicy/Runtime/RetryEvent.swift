@@ -74,12 +74,22 @@ public struct RetrySummary: Sendable, Hashable {
   public var elapsed: Duration
   /// Whether the run succeeded, or why it stopped.
   public var outcome: RetryOutcome
+  /// For an HTTP request run by `RetryPolicyHTTP`, the status of the last response; nil when
+  /// the last attempt got no response, and for runs of other operations.
+  public var statusCode: Int?
+  /// For an HTTP request run by `RetryPolicyHTTP`, its method, such as `GET`; nil otherwise.
+  public var method: String?
 
   /// Creates a summary.
-  public init(attempts: Int, totalDelay: Duration, elapsed: Duration, outcome: RetryOutcome) {
+  public init(
+    attempts: Int, totalDelay: Duration, elapsed: Duration, outcome: RetryOutcome,
+    statusCode: Int? = nil, method: String? = nil
+  ) {
     self.attempts = attempts
     self.totalDelay = totalDelay
     self.elapsed = elapsed
     self.outcome = outcome
+    self.statusCode = statusCode
+    self.method = method
   }
 }

@@ -200,20 +200,32 @@ extension PolicyParser {
   }
 
   mutating func parseNames(after keyword: String) -> [NameSyntax]? {
-    guard
-      let first = parseName(
-        "an error class name", after: keyword, example: "serverError", acceptsTimeout: true)
-    else { return nil }
+    guard let first = parseClassName(after: keyword) else { return nil }
     var names = [first]
     while token.kind == .comma {
       advance()
-      guard
-        let next = parseName(
-          "an error class name", after: ",", example: "serverError", acceptsTimeout: true)
-      else { return nil }
+      guard let next = parseClassName(after: ",") else { return nil }
       names.append(next)
     }
     return names
+  }
+
+  /// Parses an error class: a name, or an HTTP status form (`503`, `5xx`), which the lexer
+  /// reads as a number or as a number with the unit `xx`; the checker validates the form.
+  mutating func parseClassName(after keyword: String) -> NameSyntax? {
+    if token.kind == .number || (token.kind == .duration && isStatusClassUnit) {
+      let name = NameSyntax(text: text, range: token.range)
+      advance()
+      return name
+    }
+    return parseName(
+      "an error class name", after: keyword, example: "serverError", acceptsTimeout: true)
+  }
+
+  /// Whether the duration token's unit is letters `x` only (`5xx`, `5XX`): a status class.
+  private var isStatusClassUnit: Bool {
+    let unit = lexer.slice(token.unitStart, token.end)
+    return !unit.isEmpty && unit.allSatisfy { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") }
   }
 
   /// Parses a name; `timeout` is also the built-in error class of that name.

@@ -13,6 +13,7 @@ enum BenchmarkCommand {
     ImmediateRetryScenario.scenario,
     JitteredRetryScenario.scenario,
     ClassificationScenario.scenario,
+    HTTPScenario.scenario,
     CompileScenario.scenario,
     PolicyFileScenario.scenario,
     ConcurrentWaitsScenario.scenario,

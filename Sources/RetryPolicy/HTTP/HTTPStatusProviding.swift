@@ -1,0 +1,120 @@
+import Foundation
+
+/// An error that carries an HTTP status code, so that the status forms of an `on` or `except`
+/// list (`503`, `5xx`) and the built-in class `transient` match it.
+///
+/// The `RetryPolicyHTTP` library's URLSession integration matches responses by status
+/// itself; conform the error type of any other HTTP client (AsyncHTTPClient, your own) to get
+/// the same matching.
+///
+///     struct ServerError: HTTPStatusProviding {
+///       var statusCode: Int
+///     }
+///     let policy = try compile(policy: "retry 3 on 5xx, 429 backoff 1s")
+///     // ServerError(statusCode: 503) is retried; ServerError(statusCode: 404) is not.
+public protocol HTTPStatusProviding: Error {
+  /// The HTTP status code of the response the error stands for, such as 503.
+  var statusCode: Int { get }
+}
+
+/// The error classes the language knows about HTTP and the network: status codes (`503`),
+/// status classes (`5xx`), the retry-worthy `URLError` codes by their Swift names, and
+/// `transient`.
+enum HTTPErrorClasses {
+  /// The statuses `transient` contains: 408, 500, 502, 503 and 504.
+  static let transientStatuses: Set<Int> = [408, 500, 502, 503, 504]
+
+  /// The retry-worthy `URLError` codes, by the Swift names that are their class names: the
+  /// codes Alamofire's `RetryPolicy` retries by default, all of which `transient` contains.
+  static let urlErrorCodes: [String: URLError.Code] = [
+    "backgroundSessionInUseByAnotherProcess": .backgroundSessionInUseByAnotherProcess,
+    "backgroundSessionWasDisconnected": .backgroundSessionWasDisconnected,
+    "badServerResponse": .badServerResponse,
+    "callIsActive": .callIsActive,
+    "cannotConnectToHost": .cannotConnectToHost,
+    "cannotFindHost": .cannotFindHost,
+    "cannotLoadFromNetwork": .cannotLoadFromNetwork,
+    "dataNotAllowed": .dataNotAllowed,
+    "dnsLookupFailed": .dnsLookupFailed,
+    "downloadDecodingFailedMidStream": .downloadDecodingFailedMidStream,
+    "downloadDecodingFailedToComplete": .downloadDecodingFailedToComplete,
+    "internationalRoamingOff": .internationalRoamingOff,
+    "networkConnectionLost": .networkConnectionLost,
+    "notConnectedToInternet": .notConnectedToInternet,
+    "secureConnectionFailed": .secureConnectionFailed,
+    "serverCertificateHasBadDate": .serverCertificateHasBadDate,
+    "serverCertificateNotYetValid": .serverCertificateNotYetValid,
+    "timedOut": .timedOut,
+  ]
+
+  /// The codes of ``urlErrorCodes``, for `transient`.
+  static let transientURLErrorCodes: Set<URLError.Code> = Set(urlErrorCodes.values)
+
+  /// The built-in class names that are words: `transient` and the URL error names.
+  static let names: Set<String> = Set(urlErrorCodes.keys).union(["transient"])
+
+  /// Whether `name` is written as a status form: it starts with a digit.
+  @inline(__always)
+  static func isStatusForm(_ name: String) -> Bool {
+    guard let first = name.utf8.first else { return false }
+    return first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")
+  }
+
+  /// The statuses a status form contains: `503` is 503...503, `5xx` is 500...599; nil when
+  /// the text is no valid status code (100 to 599) or class (`1xx` to `5xx`).
+  static func statuses(of name: String) -> ClosedRange<Int>? {
+    var utf8 = name.utf8.makeIterator()
+    guard let a = utf8.next(), let b = utf8.next(), let c = utf8.next(), utf8.next() == nil
+    else { return nil }
+    let zero = UInt8(ascii: "0")
+    let x = UInt8(ascii: "x")
+    guard a >= UInt8(ascii: "1"), a <= UInt8(ascii: "5") else { return nil }
+    let hundreds = Int(a - zero) * 100
+    if b == x, c == x { return hundreds...(hundreds + 99) }
+    guard b >= zero, b <= UInt8(ascii: "9"), c >= zero, c <= UInt8(ascii: "9") else { return nil }
+    let code = hundreds + Int(b - zero) * 10 + Int(c - zero)
+    return code...code
+  }
+
+  /// A valid status form near an invalid one, for "did you mean": `6xx` → `5xx`, `600` →
+  /// `500`, `5XX` → `5xx`, `5030` → `503`; nil when none is near.
+  static func suggestion(forStatus name: String) -> String? {
+    let lowered = name.lowercased()
+    let digits = lowered.prefix { $0.isASCII && $0.isNumber }
+    let rest = lowered.dropFirst(digits.count)
+    guard let first = digits.first?.wholeNumberValue else { return nil }
+    let leading = String(Swift.min(Swift.max(first, 1), 5))
+    if !rest.isEmpty {
+      guard rest.allSatisfy({ $0 == "x" }) else { return nil }
+      return leading + "xx"
+    }
+    guard digits.count >= 3 else { return nil }
+    let candidate = leading + digits.dropFirst().prefix(2)
+    return candidate == name ? nil : candidate
+  }
+
+  /// Whether the built-in class `name` (a status form, `transient` or a URL error name)
+  /// contains `error`; nil when `name` is no such class.
+  @inline(__always)
+  static func matches(_ name: String, _ error: any Error) -> Bool? {
+    if isStatusForm(name) {
+      guard let range = statuses(of: name),
+        let status = (error as? any HTTPStatusProviding)?.statusCode
+      else { return false }
+      return range.contains(status)
+    }
+    if name == "transient" { return isTransient(error) }
+    guard let code = urlErrorCodes[name] else { return nil }
+    return (error as? URLError)?.code == code
+  }
+
+  /// Whether `error` is in `transient`: a retry-worthy URL error or a status 408, 500, 502,
+  /// 503 or 504.
+  static func isTransient(_ error: any Error) -> Bool {
+    if let urlError = error as? URLError { return transientURLErrorCodes.contains(urlError.code) }
+    if let status = (error as? any HTTPStatusProviding)?.statusCode {
+      return transientStatuses.contains(status)
+    }
+    return false
+  }
+}
