@@ -107,7 +107,8 @@ struct RuntimeHedgeTests {
     await clock.waitForSleepers(count: 3)
     run.cancel()
     await #expect(throws: CancellationError.self) { try await run.value }
-    #expect(Set(log.entries.filter { $0.hasPrefix("cancelled") }) == ["cancelled 1", "cancelled 2"])
+    #expect(
+      Set(log.entries.filter { $0.hasPrefix("cancelled") }) == ["cancelled 1", "cancelled 2"])
     #expect(clock.sleeperCount == 0)
   }
 

@@ -50,8 +50,12 @@ extension CompiledPolicy {
         group.addTask {
           do {
             let attempt = RetryAttempt(number: number)
-            guard let limit else { return .finished(number, .success(try await operation(attempt))) }
-            let value = try await timingOut(on: clock, limit: limit) { try await operation(attempt) }
+            guard let limit else {
+              return .finished(number, .success(try await operation(attempt)))
+            }
+            let value = try await timingOut(on: clock, limit: limit) {
+              try await operation(attempt)
+            }
             return .finished(number, .success(value))
           } catch {
             return .finished(number, .failure(error))
@@ -107,8 +111,9 @@ private enum HedgeEvent<Success: Sendable>: Sendable {
   case timerStopped
 }
 
-/// The decisions of a hedged run: which attempt may start, and when the run ends. It performs
-/// nothing but the budget's bookkeeping and the observer's events.
+/// The decisions of a hedged run: which attempt may start, and when the run ends.
+///
+/// It performs nothing but the budget's bookkeeping and the observer's events.
 private struct HedgeDriver<C: Clock<Duration>> {
   enum Action {
     case startNext

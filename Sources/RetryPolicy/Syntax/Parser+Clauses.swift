@@ -197,6 +197,12 @@ extension PolicyParser {
   mutating func parseHedge() -> HedgeSyntax? {
     guard token.kind == .number, !token.hasFraction else {
       if token.kind != .error { report(.expectedHedge(), at: token.range) }
+      // A count that is no whole number: the rest of the clause is skipped, not read as `after`.
+      if token.kind == .number {
+        advance()
+        if token.keyword == .after { advance() }
+        if token.kind == .duration { advance() }
+      }
       return nil
     }
     let countRange = token.range
