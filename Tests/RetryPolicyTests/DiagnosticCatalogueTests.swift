@@ -89,7 +89,8 @@ struct DiagnosticCatalogueTests {
   @Test("every message of the catalogue has a case in this table")
   func tableCoversCatalogue() {
     let covered = Set(catalogue.map(\.id))
-    let missing = DiagnosticID.allCases.filter { !covered.contains($0) }
+    // `inexact-export` comes from `retry-policy export` only (its tests are the CLI's).
+    let missing = DiagnosticID.allCases.filter { !covered.contains($0) && $0 != .inexactExport }
     #expect(missing.isEmpty, "no test input for \(missing.map(\.rawValue))")
   }
 

@@ -104,6 +104,9 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   case capWithoutDelay = "cap-without-delay"
   /// A per-attempt timeout no shorter than the overall deadline.
   case timeoutNotBelowDeadline = "timeout-not-below-deadline"
+  /// `retry-policy export`: a clause the engine cannot express exactly (an error with
+  /// `--strict`). Never reported by `check` or `compile`.
+  case inexactExport = "inexact-export"
 
   // MARK: Notes
 

@@ -76,6 +76,12 @@ extension DiagnosticMessage {
     )
   }
 
+  /// `inexact-export`: what changes when `retry-policy export` writes a clause for an engine;
+  /// an error under `--strict`.
+  package static func inexactExport(_ text: String, isStrict: Bool) -> DiagnosticMessage {
+    DiagnosticMessage(.inexactExport, isStrict ? .error : .warning, text)
+  }
+
   /// `hedge-count-out-of-range`: a hedge count outside 1 to the largest.
   static func hedgeCountOutOfRange(_ count: Int) -> DiagnosticMessage {
     DiagnosticMessage(
