@@ -14,7 +14,8 @@ enum ExplainCommand: Subcommand {
       Prints the policy, then for each rule its compiled behavior, the number of attempts,
       the error classes, jitter, cap, hook and retry-after handling, a table of the delay
       before each retry with the range jitter can give and the worst-case time elapsed, and
-      the worst-case total; then the policy-wide clauses (within, timeout, budget). A
+      the worst-case total; then the policy-wide clauses (within, timeout, budget, and
+      hedge with the timeline of its attempt starts). A
       range is '-' only when jitter cannot move the delay. With 'honoring retry-after' a
       delay carried by the error replaces the computed one, so each range runs from 0 to
       the cap, and the worst case is the cap on every retry (unbounded without 'max'). For
@@ -27,8 +28,8 @@ enum ExplainCommand: Subcommand {
 
       '--json' prints one JSON object: {"rules": [{"on", "except", "behavior", "jitter",
       "max", "schedule": [{"retry", "delay", "min", "max"}], "truncated", "hook",
-      "honorsRetryAfter", "worstCaseTotal"}], "within", "timeout", "budget", "name",
-      "policy"}. Durations are seconds. For 'retry forever' the schedule lists the first
+      "honorsRetryAfter", "worstCaseTotal"}], "within", "timeout", "budget", "hedge":
+      {"count", "after"} or null, "name", "policy"}. Durations are seconds. For 'retry forever' the schedule lists the first
       100 retries and "truncated" is true.
       """,
     options: [

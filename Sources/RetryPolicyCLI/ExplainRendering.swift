@@ -177,6 +177,7 @@ package enum ExplainRendering {
             + " attempts, plus a floor of \(RetryBudget.initialTokens)"
         } ?? "none"
       ))
+    if let hedge = policy.hedge { rows.append(("hedge", hedgeText(hedge))) }
     return labeled(rows, indent: "")
   }
 
@@ -345,6 +346,7 @@ package enum ExplainRendering {
       JSONMember("within", .seconds(policy.deadline)),
       JSONMember("timeout", .seconds(policy.attemptTimeout)),
       JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null),
+      JSONMember("hedge", hedgeJSON(policy.hedge)),
       JSONMember("name", .string(policy.name)),
       JSONMember("policy", .string(policyLines(policy).joined(separator: "\n"))),
     ])

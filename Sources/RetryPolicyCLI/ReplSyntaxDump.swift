@@ -77,6 +77,11 @@ enum ReplSyntaxDump {
       return [name(hook)]
     case .budget(let number):
       return ["percent \(number.text)%  \(number.range)"]
+    case .hedge(let hedge):
+      return [
+        "count \(hedge.count.map(String.init) ?? "?")  \(hedge.countRange)",
+        duration(hedge.delay),
+      ]
     }
   }
 

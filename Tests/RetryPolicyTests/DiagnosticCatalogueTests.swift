@@ -33,6 +33,7 @@ private let catalogue: [CatalogueCase] = [
   .init(id: .expectedFactor, source: "policy p = retry 3 backoff 1s x", location: "1:32"),
   .init(id: .expectedJitter, source: "policy p = retry 3 delay 1s jitter", location: "1:35"),
   .init(id: .expectedRetryAfter, source: "policy p = retry 3 honoring", location: "1:28"),
+  .init(id: .expectedHedge, source: "policy p = retry 3 hedge 2 within 1s", location: "1:28"),
   .init(id: .expectedPolicyName, source: "policy = retry 3", location: "1:8"),
   .init(id: .expectedPolicyBody, source: "policy p retry 3", location: "1:10"),
   .init(id: .unterminatedBlock, source: "policy p {\n  retry 3\n", location: "3:1"),
@@ -53,6 +54,10 @@ private let catalogue: [CatalogueCase] = [
   .init(id: .zeroDuration, source: "policy p = retry 3 backoff 0s", location: "1:28"),
   .init(id: .durationTooLong, source: "policy p = retry 3 delay 20000h", location: "1:26"),
   .init(id: .budgetOutOfRange, source: "policy p = retry 3 budget 0%", location: "1:27"),
+  .init(
+    id: .hedgeCountOutOfRange, source: "policy p = retry 3 hedge 11 after 1s", location: "1:26"),
+  .init(
+    id: .hedgeConflict, source: "policy p = retry 3 delay 1s hedge 1 after 1s", location: "1:20"),
   .init(id: .duplicatePolicy, source: "policy p = retry 1\npolicy p = retry 2", location: "2:8"),
   .init(
     id: .unknownErrorClass, source: "policy p = retry 3 on servrError", location: "1:23",
@@ -86,7 +91,8 @@ struct DiagnosticCatalogueTests {
   @Test("every message of the catalogue has a case in this table")
   func tableCoversCatalogue() {
     let covered = Set(catalogue.map(\.id))
-    let missing = DiagnosticID.allCases.filter { !covered.contains($0) }
+    // `inexact-export` comes from `retry-policy export` only (its tests are the CLI's).
+    let missing = DiagnosticID.allCases.filter { !covered.contains($0) && $0 != .inexactExport }
     #expect(missing.isEmpty, "no test input for \(missing.map(\.rawValue))")
   }
 

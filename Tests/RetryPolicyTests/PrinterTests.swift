@@ -260,6 +260,8 @@ extension ClauseSyntax.Kind {
     case .within(let duration): .within(duration.erasingRange)
     case .timeout(let duration): .timeout(duration.erasingRange)
     case .budget(let percent): .budget(percent.erasingRange)
+    case .hedge(let hedge):
+      .hedge(HedgeSyntax(count: hedge.count, countRange: .none, delay: hedge.delay.erasingRange))
     }
   }
 }

@@ -103,7 +103,14 @@ extension PolicyChecker {
   mutating func checkRuleClause(_ clause: ClauseSyntax) {
     // The rule's state is changed in place: it is large, and this runs for every clause.
     switch clause.kind {
-    case .within, .timeout, .budget:
+    case .delay, .backoff, .delays, .jitter, .max, .after, .honoringRetryAfter:
+      // Reported at the policy's end when it has `hedge`, which may come later.
+      hedgeConflicts.append((clause.keyword, clause.keywordRange))
+    default:
+      break
+    }
+    switch clause.kind {
+    case .within, .timeout, .budget, .hedge:
       checkPolicyWide(clause)
     case .on(let names):
       checkErrorClasses(names)

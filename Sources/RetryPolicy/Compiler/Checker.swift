@@ -32,6 +32,11 @@ struct PolicyChecker {
   /// The range of the first `budget` keyword.
   var budgetClause: SourceRange?
   var budgetRatio: Double?
+  /// The range of the first `hedge` keyword.
+  var hedgeClause: SourceRange?
+  var hedge: HedgePolicy?
+  /// The rule clauses that have no meaning under `hedge`, reported when the policy has it.
+  var hedgeConflicts: [(keyword: String, range: SourceRange)] = []
   /// The counts of `retry forever` heads, checked against `within` at the end.
   var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
@@ -79,7 +84,7 @@ struct PolicyChecker {
     guard !hasErrors, !isIncomplete, !rules.isEmpty else { return nil }
     return CompiledPolicy(
       name: name, rules: rules, deadline: deadline, attemptTimeout: attemptTimeout,
-      budgetRatio: budgetRatio)
+      budgetRatio: budgetRatio, hedge: hedge)
   }
 
   // MARK: Lines as the parser reads them
@@ -157,6 +162,22 @@ struct PolicyChecker {
         budgetClause = clause.keywordRange
         budgetRatio = checked
       }
+    case .hedge(let syntax):
+      var checked: HedgePolicy?
+      let delay = checkDuration(syntax.delay, of: "hedge", mustBePositive: false)
+      if let count = syntax.count {
+        if count < 1 || count > PolicyLimits.largestHedgeCount {
+          report(.hedgeCountOutOfRange(count), at: syntax.countRange)
+        } else if let delay {
+          checked = HedgePolicy(count: count, delay: delay)
+        }
+      } else {
+        isIncomplete = true
+      }
+      if isFirst(clause, after: hedgeClause) {
+        hedgeClause = clause.keywordRange
+        hedge = checked
+      }
     default:
       break
     }
@@ -173,6 +194,11 @@ struct PolicyChecker {
         .timeoutNotBelowDeadline(
           timeout: timeoutClause.literal.text, deadline: withinClause.literal.text),
         at: timeoutClause.keywordRange)
+    }
+    if hedgeClause != nil {
+      for conflict in hedgeConflicts {
+        report(.hedgeConflict(conflict.keyword), at: conflict.range)
+      }
     }
     if ruleCount == 0 && !hasSyntaxErrors {
       report(.policyWithoutRule(named: name), at: emptyRange)

@@ -20,6 +20,7 @@ extension CompiledPolicy: CustomStringConvertible {
     if let deadline { policyWide += " within " + deadline.policyText }
     if let attemptTimeout { policyWide += " timeout " + attemptTimeout.policyText }
     if let budgetRatio { policyWide += " budget " + Self.percentText(budgetRatio) + "%" }
+    if let hedge { policyWide += " hedge \(hedge.count) after " + hedge.delay.policyText }
     guard !policyWide.isEmpty else { return text }
     if rules.count > 1 {
       text += "\n"

@@ -119,6 +119,8 @@ public struct CompiledPolicy: Sendable, Hashable {
   /// The retry budget (`budget P%`) as a fraction of first attempts, such as 0.1: each run's
   /// first attempt deposits this much of a token in the run's ``RetryBudget``.
   public var budgetRatio: Double?
+  /// Concurrent extra attempts (`hedge N after D`), run by ``runHedged(in:_:)``.
+  public var hedge: HedgePolicy?
 
   /// Creates a policy from its parts.
   public init(
@@ -126,12 +128,32 @@ public struct CompiledPolicy: Sendable, Hashable {
     rules: [RetryRule],
     deadline: Duration? = nil,
     attemptTimeout: Duration? = nil,
-    budgetRatio: Double? = nil
+    budgetRatio: Double? = nil,
+    hedge: HedgePolicy? = nil
   ) {
     self.name = name
     self.rules = rules
     self.deadline = deadline
     self.attemptTimeout = attemptTimeout
     self.budgetRatio = budgetRatio
+    self.hedge = hedge
+  }
+}
+
+/// `hedge N after D`: up to `count` extra concurrent attempts, one every `delay` while none
+/// has succeeded.
+///
+///     // retry 2 on unavailable hedge 2 after 100ms
+///     HedgePolicy(count: 2, delay: .milliseconds(100))
+public struct HedgePolicy: Sendable, Hashable {
+  /// The most extra attempts beyond the first (so `count + 1` attempts in all).
+  public var count: Int
+  /// The time between attempt starts while no attempt has finished.
+  public var delay: Duration
+
+  /// Creates a hedging clause.
+  public init(count: Int, delay: Duration) {
+    self.count = count
+    self.delay = delay
   }
 }

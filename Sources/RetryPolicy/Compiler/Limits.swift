@@ -10,6 +10,8 @@
 enum PolicyLimits {
   /// The largest count `retry N` accepts.
   static let largestCount = 10_000
+  /// The most extra attempts `hedge N after D` accepts.
+  static let largestHedgeCount = 10
   /// The smallest backoff factor `backoff D xF` accepts.
   static let smallestFactor = 1
   /// The largest backoff factor `backoff D xF` accepts.

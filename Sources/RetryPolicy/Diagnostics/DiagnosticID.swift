@@ -36,6 +36,8 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   case expectedJitter = "expected-jitter"
   /// `honoring` without `retry-after`.
   case expectedRetryAfter = "expected-retry-after"
+  /// `hedge` not followed by `N after D`.
+  case expectedHedge = "expected-hedge"
   /// `policy` without a name.
   case expectedPolicyName = "expected-policy-name"
   /// `policy NAME` not followed by `=` or `{`.
@@ -75,6 +77,10 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   case durationTooLong = "duration-too-long"
   /// A budget percentage outside (0, 100].
   case budgetOutOfRange = "budget-out-of-range"
+  /// A hedge count outside 1 to ``PolicyLimits/largestHedgeCount``.
+  case hedgeCountOutOfRange = "hedge-count-out-of-range"
+  /// A rule clause that has no meaning under `hedge` (a delay, jitter, cap or hook).
+  case hedgeConflict = "hedge-conflict"
   /// Two policies with one name in a file.
   case duplicatePolicy = "duplicate-policy"
   /// An error class outside the host's vocabulary.
@@ -102,6 +108,9 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   case capWithoutDelay = "cap-without-delay"
   /// A per-attempt timeout no shorter than the overall deadline.
   case timeoutNotBelowDeadline = "timeout-not-below-deadline"
+  /// `retry-policy export`: a clause the engine cannot express exactly (an error with
+  /// `--strict`). Never reported by `check` or `compile`.
+  case inexactExport = "inexact-export"
 
   // MARK: Notes
 

@@ -76,6 +76,27 @@ extension DiagnosticMessage {
     )
   }
 
+  /// `inexact-export`: what changes when `retry-policy export` writes a clause for an engine;
+  /// an error under `--strict`.
+  package static func inexactExport(_ text: String, isStrict: Bool) -> DiagnosticMessage {
+    DiagnosticMessage(.inexactExport, isStrict ? .error : .warning, text)
+  }
+
+  /// `hedge-count-out-of-range`: a hedge count outside 1 to the largest.
+  static func hedgeCountOutOfRange(_ count: Int) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .hedgeCountOutOfRange, .error,
+      "hedge count \(count) is out of range; it must be 1 to \(PolicyLimits.largestHedgeCount)")
+  }
+
+  /// `hedge-conflict`: a rule clause that has no meaning under `hedge`.
+  static func hedgeConflict(_ keyword: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .hedgeConflict, .error,
+      "'\(keyword)' does not combine with 'hedge': hedged attempts start every 'after' delay, "
+        + "or at once after a failure a rule retries; remove '\(keyword)' or 'hedge'")
+  }
+
   /// `budget-out-of-range`: a budget percentage outside (0, 100].
   static func budgetOutOfRange(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(

@@ -182,6 +182,13 @@ extension DiagnosticMessage {
     DiagnosticMessage(.expectedRetryAfter, .error, "expected 'retry-after' after 'honoring'")
   }
 
+  /// `expected-hedge`: `hedge` not followed by a whole number, `after` and a duration.
+  package static func expectedHedge() -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedHedge, .error,
+      "expected a count of extra attempts and 'after' a duration, such as 'hedge 2 after 100ms'")
+  }
+
   /// `expected-policy-name`: `policy` without a name.
   package static func expectedPolicyName(keyword: String? = nil) -> DiagnosticMessage {
     let reason =

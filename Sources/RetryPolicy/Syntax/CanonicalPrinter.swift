@@ -104,6 +104,8 @@ package enum CanonicalPrinter {
     case .within(let duration): "within " + print(duration)
     case .timeout(let duration): "timeout " + print(duration)
     case .budget(let percent): "budget \(normalizedNumber(percent.text))%"
+    case .hedge(let hedge):
+      "hedge \(hedge.count.map(String.init) ?? "0") after \(print(hedge.delay))"
     }
   }
 

@@ -185,9 +185,37 @@ extension PolicyParser {
     case .budget:
       guard let percent = parsePercent(after: word) else { return false }
       return add(.budget(percent), keywordRange)
+    case .hedge:
+      guard let hedge = parseHedge() else { return false }
+      return add(.hedge(hedge), keywordRange)
     case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
       return false
     }
+  }
+
+  /// Parses `N after D` after `hedge`.
+  mutating func parseHedge() -> HedgeSyntax? {
+    guard token.kind == .number, !token.hasFraction else {
+      if token.kind != .error { report(.expectedHedge(), at: token.range) }
+      // A count that is no whole number: the rest of the clause is skipped, not read as `after`.
+      if token.kind == .number {
+        advance()
+        if token.keyword == .after { advance() }
+        if token.kind == .duration { advance() }
+      }
+      return nil
+    }
+    let countRange = token.range
+    let count = Literals.integer(lexer.slice(token.start, token.end))
+    if count == nil { report(.numberTooLarge(text), at: token.range) }
+    advance()
+    guard token.keyword == .after else {
+      if token.kind != .error { report(.expectedHedge(), at: token.range) }
+      return nil
+    }
+    advance()
+    guard let delay = parseDuration(after: "after") else { return nil }
+    return HedgeSyntax(count: count, countRange: countRange, delay: delay)
   }
 
   /// Hands on a clause that ends with the last token read.

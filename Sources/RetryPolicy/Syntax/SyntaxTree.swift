@@ -160,6 +160,8 @@ package struct ClauseSyntax: Sendable, Hashable {
     case timeout(DurationLiteralSyntax)
     /// `budget P%` (policy-wide).
     case budget(NumberLiteralSyntax)
+    /// `hedge N after D` (policy-wide).
+    case hedge(HedgeSyntax)
   }
 
   /// The clause and its arguments.
@@ -191,15 +193,32 @@ package struct ClauseSyntax: Sendable, Hashable {
     case .within: "within"
     case .timeout: "timeout"
     case .budget: "budget"
+    case .hedge: "hedge"
     }
   }
 
   /// Whether the clause belongs to the whole policy rather than to one rule.
   package var isPolicyWide: Bool {
     switch kind {
-    case .within, .timeout, .budget: true
+    case .within, .timeout, .budget, .hedge: true
     default: false
     }
+  }
+}
+
+/// The arguments of `hedge N after D`.
+package struct HedgeSyntax: Sendable, Hashable {
+  /// The number of extra attempts; nil when the number was too large to read (diagnosed).
+  package var count: Int?
+  /// Where the count stands.
+  package var countRange: SourceRange
+  /// The time between attempt starts.
+  package var delay: DurationLiteralSyntax
+
+  package init(count: Int?, countRange: SourceRange, delay: DurationLiteralSyntax) {
+    self.count = count
+    self.countRange = countRange
+    self.delay = delay
   }
 }
 

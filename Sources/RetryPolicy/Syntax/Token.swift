@@ -32,25 +32,27 @@ enum Keyword: String, Sendable, Hashable, CaseIterable {
   case policy, retry, forever, on, except, immediately, delay, backoff, delays, jitter
   case full, equal, decorrelated, max, after, honoring
   case retryAfter = "retry-after"
-  case within, timeout, budget, x
+  case within, timeout, budget, x, hedge
 
   /// Whether the keyword starts a clause (`on`, `backoff`, `within`, …).
   var startsClause: Bool {
     switch self {
     case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after, .honoring,
-      .within, .timeout, .budget:
+      .within, .timeout, .budget, .hedge:
       true
     default: false
     }
   }
 
   /// Whether the keyword starts a policy-wide clause.
-  var isPolicyWide: Bool { self == .within || self == .timeout || self == .budget }
+  var isPolicyWide: Bool {
+    self == .within || self == .timeout || self == .budget || self == .hedge
+  }
 
   /// The words a misspelt clause keyword is compared with for a suggestion.
   static let clauseWords: [String] = [
     "retry", "on", "except", "immediately", "delay", "backoff", "delays", "jitter", "max", "after",
-    "honoring", "within", "timeout", "budget",
+    "honoring", "within", "timeout", "budget", "hedge",
   ]
 
   /// The keyword spelt by `bytes`, if any.
@@ -68,6 +70,7 @@ enum Keyword: String, Sendable, Hashable, CaseIterable {
     case (UInt8(ascii: "f"), 4): return equals(bytes, "full") ? .full : nil
     case (UInt8(ascii: "f"), 7): return equals(bytes, "forever") ? .forever : nil
     case (UInt8(ascii: "h"), 8): return equals(bytes, "honoring") ? .honoring : nil
+    case (UInt8(ascii: "h"), 5): return equals(bytes, "hedge") ? .hedge : nil
     case (UInt8(ascii: "i"), 11): return equals(bytes, "immediately") ? .immediately : nil
     case (UInt8(ascii: "j"), 6): return equals(bytes, "jitter") ? .jitter : nil
     case (UInt8(ascii: "m"), 3): return equals(bytes, "max") ? .max : nil

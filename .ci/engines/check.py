@@ -1,0 +1,213 @@
+"""Checks `retry-policy export` against the real engines.
+
+gRPC: for each policy, a local server fails the first k calls with UNAVAILABLE (or another
+code); a grpcio client channel configured with the exported service config makes one call; the
+attempts the server saw must equal what `explain --json` predicts (capped at gRPC's 5).
+A hedging config must be accepted by the channel (grpcio parses hedgingPolicy but does not
+hedge yet). Envoy: the YAML and JSON exports must agree and parse strictly (unknown fields
+rejected) into RouteAction, RetryPolicy and CircuitBreakers from xds-protos. Every sample
+exports to both engines; the script prints which exports are exact and which warn.
+"""
+
+import glob
+import json
+import subprocess
+import sys
+import threading
+from concurrent import futures
+
+import grpc
+import yaml
+from google.protobuf import json_format
+from envoy.config.cluster.v3 import circuit_breaker_pb2
+from envoy.config.route.v3 import route_components_pb2
+
+TOOL = sys.argv[1]
+SERVICE, METHOD = "test.Echo", "Call"
+GRPC_CAP = 5
+
+
+def tool(*args):
+    done = subprocess.run([TOOL, *args], capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+class Server:
+    """A server whose handler fails the first `failures` calls with `code`."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.calls = 0
+        self.failures = 0
+        self.code = grpc.StatusCode.UNAVAILABLE
+        handler = grpc.method_handlers_generic_handler(
+            SERVICE, {METHOD: grpc.unary_unary_rpc_method_handler(self.handle)})
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        self.server.add_generic_rpc_handlers((handler,))
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+
+    def reset(self, failures, code):
+        with self.lock:
+            self.calls, self.failures, self.code = 0, failures, code
+
+    def handle(self, request, context):
+        with self.lock:
+            self.calls += 1
+            failing = self.calls <= self.failures
+        if failing:
+            context.abort(self.code, "failing on purpose")
+        return request
+
+
+def call(server, config):
+    options = [("grpc.service_config", config), ("grpc.enable_retries", 1)]
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}", options=options) as channel:
+        stub = channel.unary_unary(f"/{SERVICE}/{METHOD}")
+        try:
+            stub(b"ping", timeout=20)
+            return "OK"
+        except grpc.RpcError as error:
+            return error.code().name
+
+
+# (policy, calls the server fails, the code it fails with, whether the code is retried)
+GRPC_CASES = [
+    ("retry 2 on unavailable backoff 10ms jitter full max 50ms", 1, "UNAVAILABLE", True),
+    ("retry 2 on unavailable backoff 10ms jitter full max 50ms", 10, "UNAVAILABLE", True),
+    ("retry 4 on unavailable delay 10ms jitter full", 10, "UNAVAILABLE", True),
+    ("retry 3 on UNAVAILABLE, resourceExhausted backoff 5ms x1.5 jitter full", 2,
+     "RESOURCE_EXHAUSTED", True),
+    ("retry 7 on unavailable backoff 5ms x1.5 jitter full", 10, "UNAVAILABLE", True),
+    ("retry 3 on resourceExhausted backoff 5ms jitter full", 10, "UNAVAILABLE", False),
+    ("retry 0 on unavailable", 10, "UNAVAILABLE", True),
+    ("retry 3 on unavailable backoff 5ms jitter full within 10s budget 50%", 2, "UNAVAILABLE",
+     True),
+]
+
+
+def predicted_attempts(policy, failures, retried):
+    status, out, _ = tool("explain", "--json", policy)
+    assert status == 0, policy
+    explained = json.loads(out)
+    retries = explained["rules"][0]["behavior"]["maxCount"]
+    attempts = min(retries + 1, GRPC_CAP)
+    return min(failures + 1, attempts) if retried else 1
+
+
+def check_grpc(server):
+    ok = True
+    print(f"{'policy':<72} {'fails':>5} {'predicted':>9} {'seen':>4}")
+    for policy, failures, code, retried in GRPC_CASES:
+        status, config, _ = tool(
+            "export", "--to", "grpc", "--service", SERVICE, "--method", METHOD, policy)
+        assert status == 0, policy
+        server.reset(failures, grpc.StatusCode[code])
+        call(server, config)
+        predicted = predicted_attempts(policy, failures, retried)
+        mark = "" if predicted == server.calls else "  MISMATCH"
+        ok &= predicted == server.calls
+        print(f"{policy:<72} {failures:>5} {predicted:>9} {server.calls:>4}{mark}")
+    # Hedging: the channel takes the config (grpcio parses hedgingPolicy, does not run it yet).
+    policy = "retry 2 on unavailable hedge 2 after 50ms"
+    status, config, _ = tool("export", "--to", "grpc", policy)
+    assert status == 0 and "hedgingPolicy" in config
+    server.reset(0, grpc.StatusCode.UNAVAILABLE)
+    result = call(server, config)
+    print(f"hedging config {policy!r}: accepted by the channel, call {result}")
+    ok &= result == "OK"
+    # A config the channel rejects fails the call: proof that configs are really parsed.
+    server.reset(0, grpc.StatusCode.UNAVAILABLE)
+    broken = call(server, '{"methodConfig": [{"retryPolicy": {"maxAttempts": "x"}}]}')
+    print(f"a malformed service config: call {broken} (not OK: the channel parses configs)")
+    ok &= broken != "OK"
+    return ok
+
+
+def check_envoy(text, label):
+    status_yaml, out_yaml, _ = tool("export", "--to", "envoy", *text)
+    status_json, out_json, _ = tool("export", "--to", "envoy", "--json", *text)
+    assert status_yaml == 0 and status_json == 0, label
+    document = json.loads(out_json)
+    assert yaml.safe_load(out_yaml) == document, f"{label}: YAML and JSON differ"
+    route = document.get("route", {})
+    json_format.ParseDict(route, route_components_pb2.RouteAction())
+    if "retry_policy" in route:
+        json_format.ParseDict(route["retry_policy"], route_components_pb2.RetryPolicy())
+    if "cluster" in document:
+        json_format.ParseDict(
+            document["cluster"]["circuit_breakers"], circuit_breaker_pb2.CircuitBreakers())
+
+
+def check_rejects_unknown():
+    try:
+        json_format.ParseDict({"retry_on": "5xx", "retry_backoff": {}},
+                              route_components_pb2.RetryPolicy())
+    except json_format.ParseError:
+        return True
+    return False
+
+
+def policy_names(path):
+    names = []
+    for line in open(path, encoding="utf-8"):
+        words = line.split()
+        if len(words) > 1 and words[0] == "policy":
+            names.append(words[1])
+    return names
+
+
+def check_samples(server):
+    ok = True
+    for path in sorted(glob.glob("Samples/*.retry")):
+        for name in policy_names(path):
+            row = []
+            for engine in ("grpc", "envoy"):
+                status, out, err = tool("export", "--to", engine, "--file", path, "--policy", name)
+                if status != 0:
+                    ok = False
+                    row.append(f"{engine}: FAILED {err.strip()[:80]}")
+                    continue
+                warnings = err.count(": warning: ")
+                row.append(f"{engine}: " + ("exact" if warnings == 0 else f"{warnings} warnings"))
+                if engine == "grpc":
+                    server.reset(0, grpc.StatusCode.UNAVAILABLE)
+                    # Accepted: a config the channel rejects fails every call with
+                    # INVALID_ARGUMENT. (With grpcio 1.85.1 here, a method 'timeout' under 2s
+                    # ends the call at once with DEADLINE_EXCEEDED; the config is still taken.)
+                    result = call(server, out)
+                    if result != "OK":
+                        row.append(f"channel call {result}")
+                    ok &= result != "INVALID_ARGUMENT"
+                else:
+                    check_envoy(["--file", path, "--policy", name], f"{path} {name}")
+            print(f"{path}:{name}: " + "; ".join(row))
+    return ok
+
+
+def main():
+    server = Server()
+    try:
+        print("== gRPC: attempts predicted by 'explain --json' vs seen by the server")
+        ok = check_grpc(server)
+        print("== Envoy: exports parsed strictly into RouteAction / RetryPolicy / CircuitBreakers")
+        assert check_rejects_unknown(), "ParseDict accepted an unknown field"
+        for policy in [
+            "retry 3 on unavailable backoff 100ms x2 jitter full max 1s timeout 2s within 10s"
+            " budget 20%",
+            "retry 2 on unavailable, timeout hedge 2 after 50ms",
+            "retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s honoring retry-after",
+            "retry forever backoff 1s within 1m",
+        ]:
+            check_envoy([policy], policy)
+            print(f"parsed: {policy}")
+        print("== every sample, both engines")
+        ok &= check_samples(server)
+    finally:
+        server.server.stop(None)
+    print("engines-e2e: " + ("passed" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

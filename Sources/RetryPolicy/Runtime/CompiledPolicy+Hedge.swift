@@ -1,0 +1,216 @@
+// Hedged runs (`hedge N after D`): concurrent attempts in a task group.
+//
+// A separate path from `run`, whose attempts never overlap and whose operation need not be
+// `Sendable`: `run`'s fast path is untouched by hedging. Decisions stay with
+// `RetryStateMachine` (which failures a rule retries, `within`); this driver only adds the
+// hedge timer, the cap of 1 + N attempts and the budget withdrawal of each extra attempt.
+
+extension CompiledPolicy {
+  /// Runs `operation` with hedging: concurrent attempts, the first success wins.
+  ///
+  /// With `hedge N after D`, the first attempt starts at once; while no attempt has
+  /// finished, another starts every D, up to N extra (N + 1 attempts in all). A failure that
+  /// a rule would retry starts the next attempt at once (its rule's count still applies). The
+  /// first success is returned and the other attempts are cancelled; a failure that no rule
+  /// retries (or cancellation) cancels the others and is thrown; when every attempt has
+  /// failed, the last error is thrown. Every extra attempt draws on the `budget`, and none
+  /// starts past `within`; `timeout` limits each attempt. The run returns only after every
+  /// attempt it started has returned, so nothing runs after it; cancelling the caller
+  /// cancels every attempt.
+  ///
+  /// Without `hedge`, this is `run(in:)` with the attempt.
+  ///
+  ///     let policy = try compile(policy: "retry 2 on unavailable hedge 2 after 100ms")
+  ///     let quote = try await policy.runHedged { attempt in try await pricing.quote() }
+  ///
+  /// - Parameters:
+  ///   - environment: The clock, random source, error classes, observer and budget.
+  ///   - operation: The work to attempt, given its attempt; attempts may overlap.
+  /// - Returns: The value of the first attempt that succeeds.
+  public func runHedged<Success: Sendable>(
+    in environment: RetryEnvironment = RetryEnvironment(),
+    _ operation: @escaping @Sendable (RetryAttempt) async throws -> Success
+  ) async throws -> Success {
+    guard let hedge else {
+      return try await run(in: environment) { attempt in try await operation(attempt) }
+    }
+    return try await runHedged(
+      on: environment.clock, hedge: hedge, in: environment, operation)
+  }
+
+  private func runHedged<C: Clock<Duration>, Success: Sendable>(
+    on clock: C, hedge: HedgePolicy, in environment: RetryEnvironment,
+    _ operation: @escaping @Sendable (RetryAttempt) async throws -> Success
+  ) async throws -> Success {
+    var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
+    let limit = attemptTimeout
+    let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
+      func start() {
+        let number = driver.attemptStarted()
+        group.addTask {
+          do {
+            let attempt = RetryAttempt(number: number)
+            guard let limit else {
+              return .finished(number, .success(try await operation(attempt)))
+            }
+            let value = try await timingOut(on: clock, limit: limit) {
+              try await operation(attempt)
+            }
+            return .finished(number, .success(value))
+          } catch {
+            return .finished(number, .failure(error))
+          }
+        }
+        guard driver.mayHedgeLater else { return }
+        let generation = driver.generation
+        group.addTask {
+          do {
+            try await clock.sleep(for: hedge.delay)
+            return .timerFired(generation: generation)
+          } catch {
+            return .timerStopped
+          }
+        }
+      }
+      driver.recordFirstAttempt()
+      start()
+      while let event = await group.next() {
+        switch event {
+        case .finished(_, .success(let value)):
+          group.cancelAll()
+          driver.finish(.succeeded)
+          return Result<Success, any Error>.success(value)
+        case .finished(let number, .failure(let error)):
+          switch driver.attemptFailed(number, error) {
+          case .startNext: start()
+          case .wait: break
+          case .stop(let thrown):
+            group.cancelAll()
+            return .failure(thrown)
+          }
+        case .timerFired(let generation):
+          if driver.mayStartOnTimer(generation: generation) { start() }
+        case .timerStopped:
+          break
+        }
+      }
+      // Unreachable: an attempt is in flight until its event is handled.
+      return .failure(driver.lastError ?? CancellationError())
+    }
+    return try result.get()
+  }
+}
+
+/// What a hedged run's child task reports.
+private enum HedgeEvent<Success: Sendable>: Sendable {
+  /// Attempt `number` returned or threw.
+  case finished(Int, Result<Success, any Error>)
+  /// The hedge delay passed since the start that armed this timer.
+  case timerFired(generation: Int)
+  /// A timer was cancelled.
+  case timerStopped
+}
+
+/// The decisions of a hedged run: which attempt may start, and when the run ends.
+///
+/// It performs nothing but the budget's bookkeeping and the observer's events.
+private struct HedgeDriver<C: Clock<Duration>> {
+  enum Action {
+    case startNext
+    case wait
+    case stop(any Error)
+  }
+
+  let hedge: HedgePolicy
+  let environment: RetryEnvironment
+  let clock: C
+  let start: C.Instant
+  let budget: RetryBudget?
+  let budgetRatio: Double
+  var machine: RetryStateMachine
+  var random: RandomSource
+  /// Attempts started, and attempts started but not finished.
+  var started = 0
+  var inFlight = 0
+  /// Bumped at each start: only the timer armed by the latest start may start the next.
+  var generation = 0
+  var lastError: (any Error)?
+
+  init(policy: CompiledPolicy, hedge: HedgePolicy, environment: RetryEnvironment, clock: C) {
+    self.hedge = hedge
+    self.environment = environment
+    self.clock = clock
+    self.start = clock.now
+    self.budget = environment.budget(for: policy)
+    self.budgetRatio = policy.budgetRatio ?? 0
+    self.machine = RetryStateMachine(policy: policy)
+    self.random = RandomSource(base: environment.random)
+  }
+
+  var elapsed: Duration { start.duration(to: clock.now) }
+
+  /// Whether an attempt after the current ones may still be started by the timer.
+  var mayHedgeLater: Bool { started <= hedge.count }
+
+  mutating func recordFirstAttempt() {
+    budget?.recordFirstAttempt(ratio: budgetRatio)
+  }
+
+  /// Counts a start and returns the attempt's number.
+  mutating func attemptStarted() -> Int {
+    started += 1
+    inFlight += 1
+    generation += 1
+    machine.attemptStarted()
+    environment.observer?(.attemptStarted(attempt: started))
+    return started
+  }
+
+  /// Whether an extra attempt may start now; withdraws its budget token when it may.
+  mutating func mayStartExtra() -> Bool {
+    guard started <= hedge.count, !Task.isCancelled else { return false }
+    if let deadline = machine.deadline, elapsed >= deadline { return false }
+    if let budget, !budget.withdrawForRetry() { return false }
+    return true
+  }
+
+  mutating func mayStartOnTimer(generation fired: Int) -> Bool {
+    fired == generation && inFlight > 0 && mayStartExtra()
+  }
+
+  mutating func attemptFailed(_ number: Int, _ error: any Error) -> Action {
+    inFlight -= 1
+    lastError = error
+    environment.observer?(.attemptFailed(attempt: number, error: error))
+    let classification = ErrorClassification(error, predicates: environment.errorClasses)
+    let action = machine.attemptFailed(
+      classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
+    switch action {
+    case .retry(let rule, _):
+      if mayStartExtra() {
+        environment.observer?(.retryScheduled(attempt: number, rule: rule, delay: .zero))
+        return .startNext
+      }
+      return inFlight == 0 ? .stop(stop(.retriesExhausted, error, number)) : .wait
+    case .giveUp(.cancelled):
+      return .stop(stop(.cancelled, CancellationError(), number))
+    case .giveUp(.errorNotMatched):
+      return .stop(stop(.errorNotMatched, error, number))
+    case .giveUp(let reason):
+      return inFlight == 0 ? .stop(stop(reason, error, number)) : .wait
+    }
+  }
+
+  func stop(_ reason: RetryStopReason, _ error: any Error, _ number: Int) -> any Error {
+    environment.observer?(.gaveUp(attempt: number, reason: reason, error: error))
+    finish(.failed(reason))
+    return error
+  }
+
+  func finish(_ outcome: RetryOutcome) {
+    environment.observer?(
+      .finished(
+        RetrySummary(
+          attempts: started, totalDelay: .zero, elapsed: elapsed, outcome: outcome)))
+  }
+}

@@ -1,0 +1,127 @@
+import RetryPolicy
+
+/// `retry-policy export --to grpc|envoy POLICY`: the policy as a gRPC service config or as
+/// Envoy route and cluster settings, with a warning for each clause the engine cannot express
+/// exactly.
+enum ExportCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "export",
+    abstract: "write a policy as a gRPC service config or as Envoy retry settings",
+    usage: [
+      "export --to grpc|envoy [--strict] [--json] [--service S [--method M]] '<policy>'",
+      "export --to grpc|envoy [--strict] [--json] --file <file> [--policy <name>]",
+    ],
+    discussion: """
+      '--to grpc' prints a gRPC service config (JSON): one method config, for every method
+      or for '--service S [--method M]', with a 'retryPolicy' (or a 'hedgingPolicy' under
+      'hedge'), its 'timeout' from 'within', and 'retryThrottling' from 'budget'. Classes
+      named like gRPC status codes ('unavailable', 'resourceExhausted', 'UNAVAILABLE')
+      become its status codes.
+
+      '--to envoy' prints YAML (JSON with '--json'): 'route' holds the fields of a
+      RouteAction ('timeout' from 'within', 'retry_policy', 'hedge_policy') and 'cluster'
+      the 'circuit_breakers' with the 'retry_budget' from 'budget'.
+
+      Where the engine cannot say exactly what the policy says, a warning at the clause's
+      line and column names what changes; with '--strict' those are errors and nothing is
+      printed. An exact export prints nothing on standard error.
+      """,
+    options: [
+      .option("to", value: "ENGINE", help: "The engine: 'grpc' or 'envoy'."),
+      .option("file", value: "FILE", help: "Export a policy of this policy file."),
+      .option("policy", value: "NAME", help: "The policy's name in the file given by --file."),
+      .option("service", value: "S", help: "gRPC: the service the method config names."),
+      .option("method", value: "M", help: "gRPC: the method (with --service)."),
+      .flag("strict", help: "Treat every inexact mapping as an error (exit 1)."),
+      .flag("json", help: "Envoy: print JSON instead of YAML."),
+    ],
+    minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
+    examples: [
+      (
+        "retry-policy export --to grpc --service helloworld.Greeter 'retry 3 on unavailable"
+          + " backoff 100ms jitter full max 1s'",
+        "A retry policy gRPC runs exactly."
+      ),
+      (
+        "retry-policy export --to envoy --file payments.retry --policy payments",
+        "Envoy's retry_policy for a policy of a file, as YAML."
+      ),
+    ],
+    exitStatuses: [
+      (0, "exported (warnings, if any, on standard error)"),
+      (1, "invalid policy, or an inexact mapping under --strict"),
+      (2, "usage error, unreadable file, or output that cannot be written"),
+    ])
+
+  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let engine = arguments.value("to")
+    guard engine == "grpc" || engine == "envoy" else {
+      output.usageError(
+        engine.map {
+          .invalidValue(
+            option: "to", value: $0, expected: "'grpc' or 'envoy'",
+            suggestion: Suggestion.nearest(to: $0, in: ["grpc", "envoy"]))
+        } ?? .missingArgument("'--to grpc' or '--to envoy'"), command: spec.fullName)
+      return ExitStatus.usage
+    }
+    if arguments.value("method") != nil, arguments.value("service") == nil {
+      output.usageError(.other("'--method' needs '--service'"), command: spec.fullName)
+      return ExitStatus.usage
+    }
+    let policy: CompiledPolicy
+    switch PolicyInput.resolvePolicy(arguments, context: context, command: spec.fullName) {
+    case .exit(let status): return status
+    case .policy(let resolved): policy = resolved
+    }
+    guard let (source, name, body) = ExportSource.locate(policy, arguments, context: context)
+    else {
+      output.error("internal error: the policy's text could not be read again")
+      return ExitStatus.failure
+    }
+    let locator = ExportLocator(body: body)
+    let result =
+      engine == "grpc"
+      ? GRPCExport.export(
+        policy, locator: locator, service: arguments.value("service"),
+        method: arguments.value("method"))
+      : EnvoyExport.export(policy, locator: locator)
+    let isStrict = arguments.has("strict")
+    let diagnostics = result.notes.map {
+      Diagnostic(.inexactExport($0.message, isStrict: isStrict), at: $0.range)
+    }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
+    if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
+    if engine == "envoy", !arguments.has("json") {
+      output.write(YAMLWriter().write(result.document))
+    } else {
+      output.write(JSONWriter().write(result.document) + "\n")
+    }
+    return ExitStatus.success
+  }
+}
+
+/// The text of the policy an export works on, read again to point warnings at clauses.
+enum ExportSource {
+  static func locate(
+    _ policy: CompiledPolicy, _ arguments: ParsedArguments, context: CommandContext
+  ) -> (String, String, PolicyBodySyntax)? {
+    if let path = arguments.value("file") {
+      guard case .success(let bytes) = PolicyInput.readFileBytes(path, context: context) else {
+        return nil
+      }
+      let source = String(decoding: bytes, as: UTF8.self)
+      let file = Parser.parseFile(source).0
+      let declaration =
+        file.policies.first { $0.name.text == policy.name } ?? file.policies.first
+      return declaration.map { (source, path, $0.body) }
+    }
+    let words = arguments.arguments
+    var source = words.joined(separator: " ")
+    if words == ["-"] {
+      guard case .success(let text) = context.standardInputText() else { return nil }
+      source = text
+    }
+    return (source, PolicyInput.commandLineName, Parser.parsePolicy(source).0)
+  }
+}
