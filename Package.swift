@@ -21,7 +21,7 @@ let package = Package(
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
     .executableTarget(
       name: "retry-policy-benchmarks",
-      dependencies: ["RetryPolicy", "RetryPolicyTesting"]
+      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicyCLI"]
     ),
     .testTarget(
       name: "RetryPolicyTests",

@@ -80,7 +80,7 @@ enum JSONRPCError: Int {
 }
 
 /// Builds JSON-RPC messages.
-enum JSONRPC {
+package enum JSONRPC {
   /// A response carrying a result.
   static func response(id: JSONValue, result: JSONValue) -> JSONValue {
     .object([.init("jsonrpc", .string("2.0")), .init("id", id), .init("result", result)])
@@ -102,7 +102,7 @@ enum JSONRPC {
   }
 
   /// A message with its `Content-Length` header, as it goes on the wire.
-  static func framed(_ message: JSONValue) -> [UInt8] {
+  package static func framed(_ message: JSONValue) -> [UInt8] {
     let body = Array(JSONWriter(isPretty: false).write(message).utf8)
     return Array("Content-Length: \(body.count)\r\n\r\n".utf8) + body
   }

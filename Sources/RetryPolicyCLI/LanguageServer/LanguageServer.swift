@@ -5,7 +5,7 @@ import RetryPolicy
 /// A pure state machine: `handle(_:)` takes one message body and returns the messages to
 /// send back (responses and notifications), so tests drive it without pipes and the
 /// command's loop only moves bytes (see ``LanguageServerCommand``).
-struct LanguageServer {
+package struct LanguageServer {
   /// An open document and what analyzing it found.
   struct OpenDocument {
     var document: TextDocument
@@ -17,9 +17,12 @@ struct LanguageServer {
   /// Whether `shutdown` was answered.
   private(set) var isShutDown = false
   /// The exit status once `exit` arrived: 0 after `shutdown`, 1 without; nil before.
-  private(set) var exitStatus: Int32?
+  package private(set) var exitStatus: Int32?
   /// The open documents by URI.
   var documents: [String: OpenDocument] = [:]
+
+  /// A server before `initialize`.
+  package init() {}
 
   /// What the server can do, as `initialize` answers.
   static let capabilities = JSONValue.object([
@@ -41,7 +44,7 @@ struct LanguageServer {
   }
 
   /// Handles one message body; returns the messages to send.
-  mutating func handle(_ body: [UInt8]) -> [JSONValue] {
+  package mutating func handle(_ body: [UInt8]) -> [JSONValue] {
     guard let message = JSONInput.parse(body) else {
       return [JSONRPC.error(id: .null, .parseError, "the message is not JSON")]
     }

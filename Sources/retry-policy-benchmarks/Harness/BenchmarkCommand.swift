@@ -18,6 +18,7 @@ enum BenchmarkCommand {
     ConcurrentWaitsScenario.scenario,
     HostileInputScenario.scenario,
     TimeoutMemoryScenario.scenario,
+    LanguageServerScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
