@@ -83,6 +83,10 @@ struct LanguageServerTests {
     let cases: [(String, String)] = [
       ("{not json", #"{"jsonrpc":"2.0","id":null,"error":{"code":-32700"#),
       ("[1,2]", #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600"#),
+      (
+        String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000),
+        #"{"jsonrpc":"2.0","id":null,"error":{"code":-327"#
+      ),
       (#"{"id":3}"#, #"{"jsonrpc":"2.0","id":3,"error":{"code":-32600"#),
       (#"{"id":{"a":1},"method":"shutdown"}"#, #""error":{"code":-32600"#),
       (
@@ -201,6 +205,8 @@ struct LanguageServerTests {
   func completion() {
     #expect(Self.completion("policy p = retry 3 backoff 25") == ["25ms", "25s", "25m", "25h"])
     #expect(Self.completion("policy p = retry 3 jitter ") == ["full", "equal", "decorrelated"])
+    #expect(Self.completion("policy p = retry 3").isEmpty)
+    #expect(Self.completion("policy p = retry 3 jitter 10") == ["10%"])
     #expect(Self.completion("policy p = retry 3 honoring ") == ["retry-after"])
     let clauses = Self.completion("policy p = retry 3 on a backoff 1s ")
     #expect(clauses.contains("jitter") && clauses.contains("within") && clauses.contains("max"))

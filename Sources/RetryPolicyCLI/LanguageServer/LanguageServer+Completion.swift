@@ -67,13 +67,18 @@ extension LanguageServer {
   }
 
   private static func context(before: String, partial: String) -> Context {
-    let digits = partial.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-    if !digits.isEmpty, partial.dropFirst(digits.count).allSatisfy(\.isLetter) {
-      return .unit(String(digits))
-    }
     let trimmed = before.trimmingCharacters(in: .whitespaces)
     let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(
       String.init)
+    let digits = partial.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+    if !digits.isEmpty, partial.dropFirst(digits.count).allSatisfy(\.isLetter) {
+      switch words.last {
+      // A count, a factor or a percentage: no unit.
+      case "retry", "x": return .words([], .value)
+      case "jitter", "budget": return .words([digits + "%"], .value)
+      default: return .unit(String(digits))
+      }
+    }
     guard let last = words.last else { return .lineStart }
     let keywords = Set(LanguageWords.keywords)
     if trimmed.hasSuffix(",") {
