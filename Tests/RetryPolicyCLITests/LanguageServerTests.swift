@@ -185,6 +185,43 @@ struct LanguageServerTests {
     }
   }
 
+  @Test("hover on a rule explains that rule; symbols list the policies with their ranges")
+  func hoverOnRuleAndSymbols() throws {
+    var server = Self.initialized()
+    let text = """
+      policy quick = retry 3 immediately
+      policy payments {
+          retry 1 on unauthorized after refreshToken
+          retry 2 on serverError delay 2s
+          within 1m
+      }
+
+      """
+    _ = server.open(uri: Self.uri, version: 1, text: text)
+    let open = try #require(server.documents[Self.uri])
+    let position = JSONInput.object([
+      "position": .object(["line": .int(3), "character": .int(10)])
+    ])
+    let hover = JSONWriter(isPretty: false).write(server.hover(open, params: position))
+    #expect(hover.contains("rule 2 of policy `payments`"))
+    #expect(hover.contains("worst-case total: 4s"))
+    #expect(!hover.contains("unauthorized"))
+    #expect(
+      hover.contains(#""range":{"start":{"line":3,"character":4},"end":{"line":3,"character":35}}"#)
+    )
+    let nowhere = JSONInput.object(["position": .object(["line": .int(6), "character": .int(0)])])
+    #expect(server.hover(open, params: nowhere) == .null)
+    let symbols = JSONWriter(isPretty: false).write(server.symbols(open, params: .null))
+    #expect(
+      symbols
+        == #"[{"name":"quick","detail":"1 rule","kind":2,"#
+        + #""range":{"start":{"line":0,"character":0},"end":{"line":0,"character":34}},"#
+        + #""selectionRange":{"start":{"line":0,"character":7},"end":{"line":0,"character":12}}},"#
+        + #"{"name":"payments","detail":"2 rules","kind":2,"#
+        + #""range":{"start":{"line":1,"character":0},"end":{"line":5,"character":1}},"#
+        + #""selectionRange":{"start":{"line":1,"character":7},"end":{"line":1,"character":15}}}]"#)
+  }
+
   /// The labels completion offers at the end of `line` (the cursor is at its end).
   static func completion(_ line: String, before: String = "") -> [String] {
     var server = initialized()
