@@ -26,7 +26,7 @@ let package = Package(
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
     .executableTarget(
       name: "retry-policy-benchmarks",
-      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicyHTTP"]
+      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicyHTTP", "RetryPolicyCLI"]
     ),
     .testTarget(
       name: "RetryPolicyHTTPTests",

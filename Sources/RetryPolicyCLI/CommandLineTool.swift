@@ -84,6 +84,7 @@ public enum CommandLineTool {
   static let subcommands: [any Subcommand.Type] = [
     CheckCommand.self, ExplainCommand.self, FormatCommand.self, SimulateCommand.self,
     ExportCommand.self, ImportCommand.self,
+    LanguageServerCommand.self,
   ]
 
   /// The tool's own help page.

@@ -168,7 +168,7 @@ struct ReplPolicyTests {
   func loadReportsInvalidUTF8() async {
     let bytes = Array("policy a = retry 1 # caf".utf8) + [0xC3, 0x28] + Array(")\n".utf8)
     var harness = ReplHarness(byteFiles: ["odd.retry": bytes])
-    let listing = await harness.enter(":load odd.retry")
+    _ = await harness.enter(":load odd.retry")
     #expect(harness.errors.hasPrefix("odd.retry:1:25: error: "))
     #expect(harness.errors.contains("UTF-8"))
     #expect(harness.session.errorCount == 1)

@@ -19,6 +19,7 @@ enum BenchmarkCommand {
     ConcurrentWaitsScenario.scenario,
     HostileInputScenario.scenario,
     TimeoutMemoryScenario.scenario,
+    LanguageServerScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {

@@ -1,0 +1,173 @@
+import Foundation
+import RetryPolicy
+
+// Completion: what may be typed at the cursor, read from the text of the cursor's line
+// (the line may not parse yet) and the names the rest of the file uses. Keywords come from
+// the lexer's table (`LanguageWords`), so a new clause is offered without a change here.
+
+extension LanguageServer {
+  /// The completion item kinds used (the protocol's numbers).
+  private enum ItemKind: Int {
+    case unit = 11
+    case keyword = 14
+    case value = 12
+    case reference = 18
+    case function = 3
+  }
+
+  /// `textDocument/completion`: a list of items for the cursor.
+  func completion(_ open: OpenDocument, params: JSONInput) -> JSONValue {
+    guard let position = TextDocument.Position(params["position"]) else { return .array([]) }
+    let document = open.document
+    let offset = document.offset(of: position)
+    let line = max(0, min(position.line, document.lineStarts.count - 1))
+    let lineStart = document.lineStarts[line]
+    let prefix = Array(document.bytes[lineStart..<max(lineStart, offset)])
+    if prefix.contains(UInt8(ascii: "#")) { return .array([]) }
+    var partialStart = prefix.count
+    while partialStart > 0, Self.isWordByte(prefix[partialStart - 1]) { partialStart -= 1 }
+    let partial = String(decoding: prefix[partialStart...], as: UTF8.self)
+    let before = String(decoding: prefix[..<partialStart], as: UTF8.self)
+    let context = Self.context(before: before, partial: partial)
+    let items: [JSONValue]
+    switch context {
+    case .unit(let number):
+      let start = document.position(ofOffset: lineStart + partialStart)
+      items = LanguageWords.units.map { unit in
+        Self.item(
+          number + unit, kind: .unit,
+          edit: (TextDocument.range(start, position), number + unit))
+      }
+    case .words(let words, let kind):
+      items = words.map { Self.item($0, kind: kind) }
+    case .errorClasses:
+      items = usedNames(in: open.analysis.syntax, hooks: false)
+        .union(Vocabulary.builtInErrorClasses).sorted().map { Self.item($0, kind: .reference) }
+    case .hooks:
+      items = usedNames(in: open.analysis.syntax, hooks: true).sorted().map {
+        Self.item($0, kind: .function)
+      }
+    case .lineStart:
+      if Self.isInsideBlock(document.bytes, before: lineStart) {
+        items = (["retry"] + LanguageWords.policyWideKeywords).map { Self.item($0, kind: .keyword) }
+      } else {
+        items = [Self.item("policy", kind: .keyword)]
+      }
+    }
+    return .object([.init("isIncomplete", .bool(false)), .init("items", .array(items))])
+  }
+
+  /// What the cursor's place calls for.
+  private enum Context {
+    case unit(String)
+    case words([String], ItemKind)
+    case errorClasses
+    case hooks
+    case lineStart
+  }
+
+  private static func context(before: String, partial: String) -> Context {
+    let trimmed = before.trimmingCharacters(in: .whitespaces)
+    let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(
+      String.init)
+    let digits = partial.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+    if !digits.isEmpty, partial.dropFirst(digits.count).allSatisfy(\.isLetter) {
+      switch words.last {
+      // A count, a factor or a percentage: no unit.
+      case "retry", "x": return .words([], .value)
+      case "jitter", "budget": return .words([digits + "%"], .value)
+      default: return .unit(String(digits))
+      }
+    }
+    guard let last = words.last else { return .lineStart }
+    let keywords = Set(LanguageWords.keywords)
+    if trimmed.hasSuffix(",") {
+      // In a list: its keyword is the last keyword before the cursor.
+      switch words.last(where: keywords.contains) {
+      case "on", "except": return .errorClasses
+      default: return .words([], .value)
+      }
+    }
+    switch last {
+    case "on", "except": return .errorClasses
+    case "after": return .hooks
+    case "jitter": return .words(LanguageWords.jitterKinds, .value)
+    case "honoring": return .words(["retry-after"], .keyword)
+    case "retry": return .words(["forever"], .keyword)
+    case "=": return .words(["retry"], .keyword)
+    case "policy", "delay", "backoff", "delays", "max", "within", "timeout", "budget", "x", "{":
+      return .words([], .value)
+    default: break
+    }
+    // After a complete clause: the clauses not yet on the line, one delay clause at most.
+    let used = Set(words.filter(keywords.contains))
+    var offered = LanguageWords.clauseKeywords.filter { !used.contains($0) }
+    if !used.isDisjoint(with: LanguageWords.delayKeywords) {
+      offered.removeAll { LanguageWords.delayKeywords.contains($0) }
+    }
+    if !used.contains("retry") {
+      offered = offered.filter { LanguageWords.policyWideKeywords.contains($0) }
+    }
+    return .words(offered, .keyword)
+  }
+
+  private static func isWordByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"),
+      UInt8(ascii: "."):
+      true
+    default: false
+    }
+  }
+
+  /// Whether the line starting at `end` is inside a `{ … }` block (braces in comments aside).
+  private static func isInsideBlock(_ bytes: [UInt8], before end: Int) -> Bool {
+    var depth = 0
+    var inComment = false
+    for byte in bytes[0..<end] {
+      switch byte {
+      case UInt8(ascii: "#"): inComment = true
+      case 0x0A: inComment = false
+      case UInt8(ascii: "{") where !inComment: depth = 1
+      case UInt8(ascii: "}") where !inComment: depth = 0
+      default: break
+      }
+    }
+    return depth > 0
+  }
+
+  /// The error classes (or the hooks) the file names.
+  private func usedNames(in syntax: SourceFileSyntax, hooks: Bool) -> Set<String> {
+    var names: Set<String> = []
+    for policy in syntax.policies {
+      for line in policy.body.lines {
+        for clause in line.clauses {
+          switch clause.kind {
+          case .on(let list) where !hooks, .except(let list) where !hooks:
+            names.formUnion(list.map(\.text))
+          case .after(let name) where hooks:
+            names.insert(name.text)
+          default: break
+          }
+        }
+      }
+    }
+    return names
+  }
+
+  private static func item(
+    _ label: String, kind: ItemKind, edit: (range: JSONValue, text: String)? = nil
+  ) -> JSONValue {
+    var members: [JSONMember] = [
+      .init("label", .string(label)), .init("kind", .int(kind.rawValue)),
+    ]
+    if let edit {
+      members.append(
+        .init(
+          "textEdit",
+          .object([.init("range", edit.range), .init("newText", .string(edit.text))])))
+    }
+    return .object(members)
+  }
+}

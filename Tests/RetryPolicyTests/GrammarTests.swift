@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import RetryPolicy
+
+/// `Grammar/retry-policy.tmLanguage.json`, the TextMate grammar for editors and GitHub.
+@Suite("TextMate grammar")
+struct GrammarTests {
+  typealias Object = [String: Any]
+
+  static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Grammar/retry-policy.tmLanguage.json")
+
+  static func grammar() throws -> Object {
+    let data = try Data(contentsOf: url)
+    return try #require(try JSONSerialization.jsonObject(with: data) as? Object)
+  }
+
+  /// Every regular expression of the grammar (`match`, `begin`, `end`), with its path.
+  static func expressions(in value: Any, path: String = "") -> [(String, String)] {
+    if let object = value as? Object {
+      return object.keys.sorted().flatMap { key -> [(String, String)] in
+        let child = object[key] as Any
+        if ["match", "begin", "end"].contains(key), let pattern = child as? String {
+          return [(path + "/" + key, pattern)]
+        }
+        return expressions(in: child, path: path + "/" + key)
+      }
+    }
+    if let array = value as? [Any] {
+      return array.enumerated().flatMap { expressions(in: $1, path: path + "/\($0)") }
+    }
+    return []
+  }
+
+  static func regex(_ name: String) throws -> NSRegularExpression {
+    let repository = try #require(try grammar()["repository"] as? Object)
+    let rule = try #require(repository[name] as? Object)
+    return try NSRegularExpression(pattern: try #require(rule["match"] as? String))
+  }
+
+  /// The captures of the first match of `regex` in `text` (0 is the whole match).
+  static func captures(_ regex: NSRegularExpression, _ text: String) -> [String] {
+    let range = NSRange(text.startIndex..., in: text)
+    guard let match = regex.firstMatch(in: text, range: range) else { return [] }
+    return (0..<match.numberOfRanges).map { index in
+      Range(match.range(at: index), in: text).map { String(text[$0]) } ?? ""
+    }
+  }
+
+  @Test("the grammar is JSON with a scope name, patterns and a repository")
+  func shape() throws {
+    let grammar = try Self.grammar()
+    #expect(grammar["scopeName"] as? String == "source.retry-policy")
+    #expect(grammar["fileTypes"] as? [String] == ["retry"])
+    let repository = try #require(grammar["repository"] as? Object)
+    let includes = try #require(grammar["patterns"] as? [Object]).compactMap {
+      $0["include"] as? String
+    }
+    #expect(!includes.isEmpty)
+    for include in includes {
+      #expect(repository[String(include.dropFirst())] != nil, "\(include) is not defined")
+    }
+  }
+
+  @Test("every pattern compiles as a regular expression")
+  func patternsCompile() throws {
+    let expressions = Self.expressions(in: try Self.grammar())
+    #expect(expressions.count >= 10)
+    for (path, pattern) in expressions {
+      #expect(throws: Never.self, "\(path)") { _ = try NSRegularExpression(pattern: pattern) }
+    }
+  }
+
+  @Test("the keyword list is the lexer's, and each keyword matches whole")
+  func keywordsAreTheLexers() throws {
+    let keyword = try Self.regex("keyword")
+    let pattern = keyword.pattern
+    let start = try #require(pattern.range(of: "(?:"))
+    let end = try #require(pattern.range(of: ")(?!", range: start.upperBound..<pattern.endIndex))
+    let listed = pattern[start.upperBound..<end.lowerBound].split(separator: "|").map(String.init)
+    #expect(Set(listed) == Set(LanguageWords.keywords))
+    #expect(listed.count == LanguageWords.keywords.count)
+    for word in LanguageWords.keywords {
+      #expect(Self.captures(keyword, " \(word) ").first == word)
+    }
+    #expect(Self.captures(keyword, "honoring retry-after").first == "honoring")
+    #expect(Self.captures(keyword, "retry-after").first == "retry-after")
+    #expect(Self.captures(keyword, "serverError retryable onx").isEmpty)
+  }
+
+  @Test("durations, percentages, factors, comments and policy names get their scopes")
+  func scopes() throws {
+    #expect(Self.captures(try Self.regex("duration"), "backoff 250ms") == ["250ms", "250", "ms"])
+    #expect(Self.captures(try Self.regex("duration"), "delay 1.5s") == ["1.5s", "1.5", "s"])
+    #expect(Self.captures(try Self.regex("duration"), "x2m3").isEmpty)
+    #expect(Self.captures(try Self.regex("percentage"), "jitter 10%") == ["10%", "10", "%"])
+    #expect(Self.captures(try Self.regex("factor"), "1s x1.5") == ["x1.5", "x", "1.5"])
+    #expect(Self.captures(try Self.regex("factor"), "1s x 3") == ["x 3", "x", "3"])
+    #expect(Self.captures(try Self.regex("comment"), "retry 3 # why") == ["# why"])
+    #expect(
+      Self.captures(try Self.regex("policy-declaration"), "policy payments {")
+        == ["policy payments", "policy", "payments"])
+    #expect(Self.captures(try Self.regex("status-class"), "on 5xx, 503") == ["5xx"])
+    #expect(Self.captures(try Self.regex("name"), "on serverError") == ["on"])
+  }
+}
