@@ -133,9 +133,9 @@ enum PolicySwiftSource {
     swiftKeywords.contains(name) ? "`\(name)`" : name
   }
 
-  /// Whether the name cannot be a Swift identifier even in backticks.
+  /// Whether the name cannot be a Swift identifier even in backticks: `_` alone.
   static func isReserved(_ name: String) -> Bool {
-    name.allSatisfy { $0 == "_" }
+    name == "_"
   }
 
   /// Swift's keywords, and the words that need backticks as a member name.

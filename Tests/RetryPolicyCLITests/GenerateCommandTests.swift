@@ -146,6 +146,21 @@ struct GenerateCommandTests {
     #expect(!source.contains("try!") && !source.contains("compile("))
   }
 
+  @Test("a policy or hook named '_' is an error at its name; '__' is a name like any other")
+  func underscoreAlone() async throws {
+    let folder = try makeFolder([
+      "u.retry": "policy _ = retry 1\npolicy __ = retry 1 on serverError after _\n"
+    ])
+    let path = folder.appendingPathComponent("u.retry").path
+    let (result, text) = await generate([path], into: folder)
+    #expect(result.status == 1)
+    #expect(
+      result.standardError
+        == "\(path):1:8: error: policy name '_' is not a Swift identifier\n"
+        + "\(path):2:8: error: hook name '_' is not a Swift identifier\n")
+    #expect(text == nil)
+  }
+
   @Test("without --output it is a usage error")
   func missingOutput() async {
     let result = await CommandLineTool.run(arguments: ["generate", "a.retry"])
