@@ -15,6 +15,10 @@ let package = Package(
     // URLSession under a policy; the only product that links FoundationNetworking (issue 11).
     .library(name: "RetryPolicyHTTP", targets: ["RetryPolicyHTTP"]),
     .executable(name: "retry-policy", targets: ["retry-policy"]),
+    // The build plugin and the command plugins (README.md, "Policies in the build").
+    .plugin(name: "RetryPolicyPlugin", targets: ["RetryPolicyPlugin"]),
+    .plugin(name: "FormatRetryPolicies", targets: ["FormatRetryPolicies"]),
+    .plugin(name: "CheckRetryPolicies", targets: ["CheckRetryPolicies"]),
   ],
   targets: [
     .target(name: "RetryPolicy"),
@@ -32,6 +36,25 @@ let package = Package(
       name: "RetryPolicyHTTPTests",
       dependencies: ["RetryPolicyHTTP", "RetryPolicy", "RetryPolicyTesting", "HTTPTestServer"]
     ),
+    .plugin(
+      name: "RetryPolicyPlugin", capability: .buildTool(), dependencies: ["retry-policy"]),
+    .plugin(
+      name: "FormatRetryPolicies",
+      capability: .command(
+        intent: .custom(
+          verb: "format-retry-policies",
+          description: "Rewrite the .retry files of the targets in canonical form"),
+        permissions: [
+          .writeToPackageDirectory(reason: "Rewrites .retry files in canonical form")
+        ]),
+      dependencies: ["retry-policy"]),
+    .plugin(
+      name: "CheckRetryPolicies",
+      capability: .command(
+        intent: .custom(
+          verb: "check-retry-policies",
+          description: "Check the .retry files of the targets and report every diagnostic")),
+      dependencies: ["retry-policy"]),
     .testTarget(
       name: "RetryPolicyTests",
       dependencies: ["RetryPolicy", "RetryPolicyTesting"]

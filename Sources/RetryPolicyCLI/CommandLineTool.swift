@@ -85,6 +85,7 @@ public enum CommandLineTool {
     CheckCommand.self, ExplainCommand.self, FormatCommand.self, SimulateCommand.self,
     ExportCommand.self, ImportCommand.self,
     LanguageServerCommand.self,
+    GenerateCommand.self,
   ]
 
   /// The tool's own help page.

@@ -1,0 +1,4 @@
+import RetryPolicy
+
+/// Never built: the policy file above fails the build first.
+let brokenPolicy = RetryPolicies.payments
