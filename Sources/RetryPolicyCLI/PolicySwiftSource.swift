@@ -11,7 +11,9 @@ import RetryPolicy
 /// properties written, which `GenerateCommandTests` compares with the types' own.
 enum PolicySwiftSource {
   /// The stored properties of ``CompiledPolicy`` that ``expression(for:)`` writes.
-  static let policyFields = ["name", "rules", "deadline", "attemptTimeout", "budgetRatio"]
+  static let policyFields = [
+    "name", "rules", "deadline", "attemptTimeout", "budgetRatio", "hedge",
+  ]
   /// The stored properties of ``RetryRule`` that ``expression(for:indent:)`` writes.
   static let ruleFields = [
     "behavior", "errorClasses", "excludedClasses", "jitter", "maxDelay", "hook",
@@ -28,6 +30,7 @@ enum PolicySwiftSource {
       "deadline: \(optional(policy.deadline, duration))",
       "attemptTimeout: \(optional(policy.attemptTimeout, duration))",
       "budgetRatio: \(optional(policy.budgetRatio, double))",
+      "hedge: \(optional(policy.hedge, expression(for:)))",
     ]
     return "CompiledPolicy(\n" + arguments.map { inner + $0 }.joined(separator: ",\n") + "\n"
       + indent + ")"
@@ -65,6 +68,11 @@ enum PolicySwiftSource {
     case .customTimerDelayed(let maxCount, let delays):
       ".customTimerDelayed(maxCount: \(count(maxCount)), delays: \(array(delays, duration)))"
     }
+  }
+
+  /// `HedgePolicy(count: 2, delay: .milliseconds(100))`.
+  static func expression(for hedge: HedgePolicy) -> String {
+    "HedgePolicy(count: \(hedge.count), delay: \(duration(hedge.delay)))"
   }
 
   /// `.proportional(fraction: 0.1)`, `.full`, `.equal` or `.decorrelated`.

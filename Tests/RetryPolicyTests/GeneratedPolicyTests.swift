@@ -50,6 +50,7 @@ struct GeneratedPolicyTests {
     "hooked": RetryPolicies.hooked, "default": RetryPolicies.`default`,
     "fractions": RetryPolicies.fractions, "schedule": RetryPolicies.schedule,
     "linear": RetryPolicies.linear, "in": RetryPolicies.`in`,
+    "hedged": RetryPolicies.hedged, "http": RetryPolicies.http,
   ]
 
   @Test("each generated policy equals what compile(policyFile:) gives for the same text")

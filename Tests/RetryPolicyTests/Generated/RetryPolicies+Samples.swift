@@ -31,7 +31,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(15),
     attemptTimeout: .seconds(5),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `startup` of database-reconnect.retry, line 25.
@@ -50,7 +51,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(120),
     attemptTimeout: .seconds(3),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `migration` of database-reconnect.retry, line 28.
@@ -69,7 +71,8 @@ enum RetryPolicies {
     ],
     deadline: nil,
     attemptTimeout: .seconds(600),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `replicaRead` of database-reconnect.retry, line 32.
@@ -88,16 +91,17 @@ enum RetryPolicies {
     ],
     deadline: .seconds(1),
     attemptTimeout: .milliseconds(500),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
-  /// The policy `reads` of http-api-client.retry, line 11.
+  /// The policy `reads` of http-api-client.retry, line 16.
   static let reads: CompiledPolicy = CompiledPolicy(
     name: "reads",
     rules: [
       RetryRule(
         behavior: .exponential(maxCount: 3, initial: .seconds(1), multiplier: 2.0),
-        errorClasses: ["tooManyRequests"],
+        errorClasses: ["429"],
         excludedClasses: [],
         jitter: .equal,
         maxDelay: .seconds(60),
@@ -106,8 +110,8 @@ enum RetryPolicies {
       ),
       RetryRule(
         behavior: .exponential(maxCount: 4, initial: .milliseconds(200), multiplier: 2.0),
-        errorClasses: ["serverError", "URLError", "timeout"],
-        excludedClasses: [],
+        errorClasses: ["5xx", "transient", "timeout"],
+        excludedClasses: ["501", "505"],
         jitter: .full,
         maxDelay: .seconds(5),
         hook: nil,
@@ -116,35 +120,37 @@ enum RetryPolicies {
     ],
     deadline: .seconds(30),
     attemptTimeout: .seconds(10),
-    budgetRatio: 0.2
+    budgetRatio: 0.2,
+    hedge: nil
   )
 
-  /// The policy `unsafeWrites` of http-api-client.retry, line 24.
+  /// The policy `unsafeWrites` of http-api-client.retry, line 30.
   static let unsafeWrites: CompiledPolicy = CompiledPolicy(
     name: "unsafeWrites",
     rules: [
       RetryRule(
-        behavior: .exponential(maxCount: 2, initial: .milliseconds(500), multiplier: 2.0),
-        errorClasses: ["connectFailed"],
+        behavior: .immediate(maxCount: 0),
+        errorClasses: [],
         excludedClasses: [],
-        jitter: .full,
-        maxDelay: .seconds(2),
+        jitter: nil,
+        maxDelay: nil,
         hook: nil,
         honorsRetryAfter: false
       ),
     ],
-    deadline: .seconds(30),
+    deadline: nil,
     attemptTimeout: .seconds(10),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
-  /// The policy `idempotentWrites` of http-api-client.retry, line 28.
+  /// The policy `idempotentWrites` of http-api-client.retry, line 34.
   static let idempotentWrites: CompiledPolicy = CompiledPolicy(
     name: "idempotentWrites",
     rules: [
       RetryRule(
         behavior: .delayed(maxCount: 3, delay: .seconds(2)),
-        errorClasses: ["tooManyRequests"],
+        errorClasses: ["429"],
         excludedClasses: [],
         jitter: .proportional(fraction: 0.2),
         maxDelay: .seconds(30),
@@ -153,26 +159,27 @@ enum RetryPolicies {
       ),
       RetryRule(
         behavior: .exponential(maxCount: 3, initial: .milliseconds(500), multiplier: 1.5),
-        errorClasses: ["serverError", "URLError", "timeout"],
-        excludedClasses: [],
+        errorClasses: ["5xx", "transient", "timeout"],
+        excludedClasses: ["501"],
         jitter: .proportional(fraction: 0.1),
         maxDelay: .seconds(10),
         hook: nil,
-        honorsRetryAfter: false
+        honorsRetryAfter: true
       ),
     ],
     deadline: .seconds(60),
     attemptTimeout: .seconds(15),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
-  /// The policy `downloads` of http-api-client.retry, line 37.
+  /// The policy `downloads` of http-api-client.retry, line 43.
   static let downloads: CompiledPolicy = CompiledPolicy(
     name: "downloads",
     rules: [
       RetryRule(
         behavior: .linear(maxCount: 6, initial: .seconds(1), increment: .seconds(1)),
-        errorClasses: ["URLError", "serverError", "timeout"],
+        errorClasses: ["networkConnectionLost", "timedOut", "5xx", "timeout"],
         excludedClasses: [],
         jitter: .proportional(fraction: 0.1),
         maxDelay: .seconds(5),
@@ -182,10 +189,11 @@ enum RetryPolicies {
     ],
     deadline: .seconds(600),
     attemptTimeout: .seconds(120),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
-  /// The policy `healthCheck` of http-api-client.retry, line 44.
+  /// The policy `healthCheck` of http-api-client.retry, line 50.
   static let healthCheck: CompiledPolicy = CompiledPolicy(
     name: "healthCheck",
     rules: [
@@ -201,7 +209,8 @@ enum RetryPolicies {
     ],
     deadline: nil,
     attemptTimeout: .seconds(2),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `authenticated` of login-token-refresh.retry, line 13.
@@ -229,7 +238,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(45),
     attemptTimeout: .seconds(10),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `tokenRefresh` of login-token-refresh.retry, line 25.
@@ -248,7 +258,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(10),
     attemptTimeout: .seconds(5),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `signIn` of login-token-refresh.retry, line 29.
@@ -267,7 +278,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(20),
     attemptTimeout: .seconds(8),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `webSession` of login-token-refresh.retry, line 33.
@@ -295,7 +307,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(30),
     attemptTimeout: .seconds(10),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `screenLoad` of mobile-app.retry, line 12.
@@ -323,7 +336,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(8),
     attemptTimeout: .seconds(5),
-    budgetRatio: 0.05
+    budgetRatio: 0.05,
+    hedge: nil
   )
 
   /// The policy `pullToRefresh` of mobile-app.retry, line 21.
@@ -342,7 +356,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(5),
     attemptTimeout: .seconds(4),
-    budgetRatio: 0.05
+    budgetRatio: 0.05,
+    hedge: nil
   )
 
   /// The policy `thumbnail` of mobile-app.retry, line 24.
@@ -361,7 +376,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(3),
     attemptTimeout: .seconds(2),
-    budgetRatio: 0.02
+    budgetRatio: 0.02,
+    hedge: nil
   )
 
   /// The policy `backgroundSync` of mobile-app.retry, line 27.
@@ -380,7 +396,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(25),
     attemptTimeout: .seconds(10),
-    budgetRatio: 0.1
+    budgetRatio: 0.1,
+    hedge: nil
   )
 
   /// The policy `analytics` of mobile-app.retry, line 35.
@@ -399,7 +416,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(20),
     attemptTimeout: .seconds(10),
-    budgetRatio: 0.01
+    budgetRatio: 0.01,
+    hedge: nil
   )
 
   /// The policy `handleMessage` of queue-consumer.retry, line 17.
@@ -418,7 +436,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(900),
     attemptTimeout: .seconds(120),
-    budgetRatio: 0.1
+    budgetRatio: 0.1,
+    hedge: nil
   )
 
   /// The policy `pollBroker` of queue-consumer.retry, line 26.
@@ -437,7 +456,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(3600),
     attemptTimeout: .seconds(25),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `acknowledge` of queue-consumer.retry, line 30.
@@ -456,7 +476,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(30),
     attemptTimeout: .seconds(3),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `partnerCall` of queue-consumer.retry, line 34.
@@ -484,7 +505,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(300),
     attemptTimeout: .seconds(20),
-    budgetRatio: 0.05
+    budgetRatio: 0.05,
+    hedge: nil
   )
 
   /// The policy `deadLetter` of queue-consumer.retry, line 44.
@@ -503,7 +525,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(120),
     attemptTimeout: .seconds(5),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `deliver` of webhook-delivery.retry, line 15.
@@ -531,7 +554,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(259200),
     attemptTimeout: .seconds(30),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `testEvent` of webhook-delivery.retry, line 24.
@@ -550,7 +574,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(15),
     attemptTimeout: .seconds(5),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `manualRedelivery` of webhook-delivery.retry, line 28.
@@ -569,7 +594,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(900),
     attemptTimeout: .seconds(30),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `hooked` of generator.retry, line 4.
@@ -597,7 +623,8 @@ enum RetryPolicies {
     ],
     deadline: nil,
     attemptTimeout: nil,
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `default` of generator.retry, line 9.
@@ -616,7 +643,8 @@ enum RetryPolicies {
     ],
     deadline: nil,
     attemptTimeout: nil,
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `fractions` of generator.retry, line 11.
@@ -635,7 +663,8 @@ enum RetryPolicies {
     ],
     deadline: nil,
     attemptTimeout: nil,
-    budgetRatio: 0.125
+    budgetRatio: 0.125,
+    hedge: nil
   )
 
   /// The policy `schedule` of generator.retry, line 13.
@@ -654,7 +683,8 @@ enum RetryPolicies {
     ],
     deadline: .seconds(3600),
     attemptTimeout: nil,
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `linear` of generator.retry, line 15.
@@ -673,7 +703,8 @@ enum RetryPolicies {
     ],
     deadline: nil,
     attemptTimeout: .seconds(2),
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
   )
 
   /// The policy `in` of generator.retry, line 17.
@@ -692,7 +723,48 @@ enum RetryPolicies {
     ],
     deadline: nil,
     attemptTimeout: nil,
-    budgetRatio: nil
+    budgetRatio: nil,
+    hedge: nil
+  )
+
+  /// The policy `hedged` of generator.retry, line 19.
+  static let hedged: CompiledPolicy = CompiledPolicy(
+    name: "hedged",
+    rules: [
+      RetryRule(
+        behavior: .immediate(maxCount: 2),
+        errorClasses: ["unavailable"],
+        excludedClasses: [],
+        jitter: nil,
+        maxDelay: nil,
+        hook: nil,
+        honorsRetryAfter: false
+      ),
+    ],
+    deadline: .seconds(2),
+    attemptTimeout: nil,
+    budgetRatio: nil,
+    hedge: HedgePolicy(count: 2, delay: .milliseconds(50))
+  )
+
+  /// The policy `http` of generator.retry, line 21.
+  static let http: CompiledPolicy = CompiledPolicy(
+    name: "http",
+    rules: [
+      RetryRule(
+        behavior: .exponential(maxCount: 3, initial: .seconds(1), multiplier: 2.0),
+        errorClasses: ["5xx", "429", "transient"],
+        excludedClasses: ["501"],
+        jitter: nil,
+        maxDelay: .seconds(30),
+        hook: nil,
+        honorsRetryAfter: true
+      ),
+    ],
+    deadline: nil,
+    attemptTimeout: nil,
+    budgetRatio: nil,
+    hedge: nil
   )
 }
 
