@@ -83,6 +83,7 @@ public enum CommandLineTool {
   /// The subcommands, in the order help lists them.
   static let subcommands: [any Subcommand.Type] = [
     CheckCommand.self, ExplainCommand.self, FormatCommand.self, SimulateCommand.self,
+    StormCommand.self,
   ]
 
   /// The tool's own help page.
