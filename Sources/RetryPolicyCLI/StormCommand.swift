@@ -76,13 +76,15 @@ enum StormCommand: Subcommand {
       output.usageError(error, command: spec.fullName)
       return ExitStatus.usage
     }
-    var policies: [CompiledPolicy] = []
+    var policies: [(name: String, policy: CompiledPolicy)] = []
     if arguments.value("file") != nil {
       var fileArguments = arguments
       fileArguments.arguments = []
       switch PolicyInput.resolvePolicy(fileArguments, context: context, command: spec.fullName) {
       case .exit(let status): return status
-      case .policy(let compiled): policies.append(compiled)
+      case .policy(let compiled):
+        let prefix = compiled.name.map { "\($0): " } ?? ""
+        policies.append((prefix + compiled.description, compiled))
       }
     } else if arguments.value("policy") != nil {
       output.usageError(.other("'--policy' needs '--file'"), command: spec.fullName)
@@ -94,7 +96,7 @@ enum StormCommand: Subcommand {
         analysis.diagnostics, source: text, name: PolicyInput.commandLineName, context: context)
       if analysis.hasErrors { return ExitStatus.failure }
       guard let policy = analysis.policies.first else { return ExitStatus.failure }
-      policies.append(policy)
+      policies.append((text.trimmingCharacters(in: .whitespacesAndNewlines), policy))
     }
     guard !policies.isEmpty else {
       output.usageError(.missingArgument("policy (or '--file')"), command: spec.fullName)
@@ -102,11 +104,13 @@ enum StormCommand: Subcommand {
     }
     var results: [StormResult] = []
     let simulation = StormSimulation(scenario: scenario)
-    for policy in policies {
+    for (name, policy) in policies {
       do {
-        results.append(try simulation.run(policy))
+        var result = try simulation.run(policy)
+        result.name = name
+        results.append(result)
       } catch {
-        output.error("'\(policy)': \(error)")
+        output.error("'\(name)': \(error)")
         return ExitStatus.failure
       }
     }

@@ -12,7 +12,7 @@ enum StormRendering {
         .array(
           results.map { result in
             .object([
-              JSONMember("policy", .string(result.policy.description)),
+              JSONMember("policy", .string(result.name)),
               JSONMember("offered", .int(result.offered)),
               JSONMember("attempts", .int(result.attempts)),
               JSONMember("amplification", .double(rounded(result.amplification))),
@@ -69,7 +69,7 @@ enum StormRendering {
   static func text(_ results: [StormResult], scenario: StormScenario, usesColor: Bool) -> String {
     var lines = ["storm: " + summary(scenario), ""]
     for (index, result) in results.enumerated() {
-      lines.append("  \(label(index))  \(result.policy)")
+      lines.append("  \(label(index))  \(result.name)")
     }
     lines.append("")
     let header = [
@@ -147,7 +147,7 @@ struct StormChart {
     let ratios = columns.map { range in range.map { result.seconds[$0].successRatio }.min() ?? 1 }
     let top = self.top
     let capacityRow = Int((1 / top * Double(Self.height)).rounded(.up)) - 1
-    var lines = ["  \(StormRendering.label(index))  \(result.policy)"]
+    var lines = ["  \(StormRendering.label(index))  \(result.name)"]
     for row in (0..<Self.height).reversed() {
       let threshold = (Double(row) + 0.5) / Double(Self.height) * top
       let axis =

@@ -92,7 +92,7 @@ enum StormSVG {
         "<rect x=\"\(number(left))\" y=\"\(number(y - 10))\" width=\"14\" height=\"10\" "
         + "fill=\"\(color)\"/>\n"
         + "<text x=\"\(number(left + 20))\" y=\"\(number(y))\">"
-        + "\(StormRendering.label(index))  \(escape(result.policy.description))</text>\n"
+        + "\(StormRendering.label(index))  \(escape(result.name))</text>\n"
     }
     svg += "</svg>\n"
     return svg

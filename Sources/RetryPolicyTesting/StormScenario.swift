@@ -28,6 +28,8 @@ package struct StormScenario: Sendable, Hashable {
   package var timeout: Int64 = 1_000_000_000
   /// The seed of every random draw: arrivals, latencies, failures and jitter.
   package var seed: UInt64 = 1
+  /// The most attempts the simulation makes before it stops with an error.
+  package var attemptLimit = 100_000_000
 
   /// Creates the default scenario: 1,000 clients at 1 request per second, no outage.
   package init() {}
@@ -64,6 +66,14 @@ package struct StormResult: Sendable, Hashable {
 
   /// The policy.
   package var policy: CompiledPolicy
+  /// How reports name the policy: its text as given, by default its canonical text.
+  package var name: String
+  /// Creates the empty result of `policy`.
+  package init(policy: CompiledPolicy) {
+    self.policy = policy
+    self.name = policy.description
+  }
+
   /// Requests the clients sent.
   package var offered = 0
   /// Attempts the backend saw, first attempts and retries.

@@ -23,9 +23,6 @@ import RetryPolicy
 ///   the outage starts, attempts in flight fail the same way (connections reset); with
 ///   `slowdown F` the backend serves `F` times slower and `capacity / F` attempts per second.
 package struct StormSimulation: Sendable {
-  /// The most attempts one simulation makes before it stops.
-  package static let attemptLimit = 100_000_000
-
   /// The scenario.
   package var scenario: StormScenario
 
@@ -192,8 +189,8 @@ private struct StormEngine {
   /// Starts an attempt on the backend and schedules its end.
   mutating func attempt(slot: Int32, at now: Int64) throws(StormSimulationError) {
     stats.attempts += 1
-    guard stats.attempts <= StormSimulation.attemptLimit else {
-      throw .tooManyAttempts(limit: StormSimulation.attemptLimit)
+    guard stats.attempts <= scenario.attemptLimit else {
+      throw .tooManyAttempts(limit: scenario.attemptLimit)
     }
     if now < scenario.duration {
       stats.seconds[Int(now / 1_000_000_000)].attempts += 1
