@@ -4,7 +4,9 @@ struct Event {
   var time: Int64
   /// The order of scheduling, which breaks ties: events at one time happen first come first.
   var order: UInt64
-  /// The request's slot.
+  /// When the request arrived.
+  var arrival: Int64
+  /// The request's slot; -1 for a request that never failed, which needs none.
   var slot: Int32
   /// What happens (a raw ``StormEngine/EventKind``).
   var kind: UInt8
@@ -24,15 +26,19 @@ struct EventHeap {
   var top: Event? { storage.first }
 
   /// Schedules an event.
-  mutating func push(time: Int64, slot: Int32, kind: UInt8) {
+  mutating func push(time: Int64, arrival: Int64, slot: Int32, kind: UInt8) {
     scheduled &+= 1
-    storage.append(Event(time: time, order: scheduled, slot: slot, kind: kind))
-    var child = storage.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard storage[child].precedes(storage[parent]) else { break }
-      storage.swapAt(child, parent)
-      child = parent
+    let event = Event(time: time, order: scheduled, arrival: arrival, slot: slot, kind: kind)
+    storage.append(event)
+    storage.withUnsafeMutableBufferPointer { heap in
+      var child = heap.count - 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard event.precedes(heap[parent]) else { break }
+        heap[child] = heap[parent]
+        child = parent
+      }
+      heap[child] = event
     }
   }
 
@@ -41,17 +47,19 @@ struct EventHeap {
     guard let first = storage.first else { return nil }
     let last = storage.removeLast()
     guard !storage.isEmpty else { return first }
-    storage[0] = last
-    var parent = 0
-    let count = storage.count
-    while true {
-      let left = 2 * parent + 1
-      guard left < count else { break }
-      var child = left
-      if left + 1 < count, storage[left + 1].precedes(storage[left]) { child = left + 1 }
-      guard storage[child].precedes(storage[parent]) else { break }
-      storage.swapAt(child, parent)
-      parent = child
+    storage.withUnsafeMutableBufferPointer { heap in
+      var parent = 0
+      let count = heap.count
+      while true {
+        let left = 2 * parent + 1
+        guard left < count else { break }
+        var child = left
+        if left + 1 < count, heap[left + 1].precedes(heap[left]) { child = left + 1 }
+        guard heap[child].precedes(last) else { break }
+        heap[parent] = heap[child]
+        parent = child
+      }
+      heap[parent] = last
     }
     return first
   }

@@ -44,7 +44,6 @@ private struct StormEngine {
   /// A request in flight, in a slot of ``StormEngine/requests``.
   struct Request {
     var run: RetryRun
-    var arrival: Int64
   }
 
   enum EventKind: UInt8 {
@@ -120,38 +119,41 @@ private struct StormEngine {
     if scenario.isInOutage(now) { stats.outageOffered += 1 }
     let second = Int(now / 1_000_000_000)
     if second < stats.seconds.count { stats.seconds[second].offered += 1 }
-    let run = RetryRun(
+    var run = RetryRun(
       policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
       budget: budgets.isEmpty ? nil : budgets[client])
-    let request = Request(run: run, arrival: now)
-    let slot: Int32
-    if let free = freeSlots.popLast() {
-      slot = free
-      requests[Int(slot)] = request
-    } else {
-      slot = Int32(truncatingIfNeeded: requests.count)
-      requests.append(request)
-    }
     do {
-      try requests[Int(slot)].run.startAttempt(in: environment, elapsed: .zero)
+      try run.startAttempt(in: environment, elapsed: .zero)
     } catch {
-      freeSlots.append(slot)
       return
     }
-    try attempt(slot: slot, at: now)
+    let (end, kind) = try attempt(at: now)
+    // A request whose first attempt succeeds needs no slot: only retries need its run.
+    var slot: Int32 = -1
+    if kind != .succeeded {
+      let request = Request(run: run)
+      if let free = freeSlots.popLast() {
+        slot = free
+        requests[Int(slot)] = request
+      } else {
+        slot = Int32(truncatingIfNeeded: requests.count)
+        requests.append(request)
+      }
+    }
+    events.push(time: end, arrival: now, slot: slot, kind: kind.rawValue)
   }
 
   mutating func handle(_ event: Event) throws(StormSimulationError) {
     let now = event.time
     let slot = event.slot
-    let arrival = requests[Int(slot)].arrival
+    let arrival = event.arrival
     switch EventKind(rawValue: event.kind) ?? .succeeded {
     case .succeeded:
       stats.succeeded += 1
       latencies.record(now - arrival)
       let second = Int(arrival / 1_000_000_000)
       if second < stats.seconds.count { stats.seconds[second].succeeded += 1 }
-      freeSlots.append(slot)
+      if slot >= 0 { freeSlots.append(slot) }
     case .serverError, .timedOut:
       let elapsed = Duration.nanoseconds(now - arrival)
       let error = event.kind == EventKind.serverError.rawValue ? serverError : timeoutError
@@ -165,29 +167,30 @@ private struct StormEngine {
         return
       }
       if delay > 0 {
-        events.push(time: now &+ delay, slot: slot, kind: EventKind.retry.rawValue)
+        events.push(
+          time: now &+ delay, arrival: arrival, slot: slot, kind: EventKind.retry.rawValue)
       } else {
-        try retry(slot: slot, at: now, elapsed: elapsed)
+        try retry(slot: slot, at: now, arrival: arrival)
       }
     case .retry:
-      try retry(slot: slot, at: now, elapsed: .nanoseconds(now - arrival))
+      try retry(slot: slot, at: now, arrival: arrival)
     }
   }
 
-  mutating func retry(slot: Int32, at now: Int64, elapsed: Duration)
-    throws(StormSimulationError)
-  {
+  mutating func retry(slot: Int32, at now: Int64, arrival: Int64) throws(StormSimulationError) {
     do {
-      try requests[Int(slot)].run.startAttempt(in: environment, elapsed: elapsed)
+      try requests[Int(slot)].run.startAttempt(
+        in: environment, elapsed: .nanoseconds(now - arrival))
     } catch {
       freeSlots.append(slot)
       return
     }
-    try attempt(slot: slot, at: now)
+    let (end, kind) = try attempt(at: now)
+    events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
   }
 
-  /// Starts an attempt on the backend and schedules its end.
-  mutating func attempt(slot: Int32, at now: Int64) throws(StormSimulationError) {
+  /// Starts an attempt on the backend: when it ends, and how.
+  mutating func attempt(at now: Int64) throws(StormSimulationError) -> (Int64, EventKind) {
     stats.attempts += 1
     guard stats.attempts <= scenario.attemptLimit else {
       throw .tooManyAttempts(limit: scenario.attemptLimit)
@@ -201,20 +204,19 @@ private struct StormEngine {
     drainBacklog(to: now)
     let service = serviceTime(slowed: inOutage)
     if inOutage, failureDraw() {
-      events.push(time: now + service / 10, slot: slot, kind: EventKind.serverError.rawValue)
-      return
+      return (now + service / 10, .serverError)
     }
     // A queue holding a timeout's worth of work or more is full: the attempt hangs unserved.
     let queued = backlog / capacity(slowed: inOutage) * 1e9
     let wait = queued < 1e17 ? Int64(queued) : 100_000_000_000_000_000
     if wait < timeout { backlog += 1 }
-    var end = now &+ min(wait &+ service, timeout)
-    var kind = wait &+ service > timeout ? EventKind.timedOut : .succeeded
-    if let start = scenario.outageStart, now < start, end > start, failureDraw() {
-      end = start
-      kind = .serverError
+    if let start = scenario.outageStart, now < start, now &+ min(wait &+ service, timeout) > start,
+      failureDraw()
+    {
+      return (start, .serverError)
     }
-    events.push(time: end, slot: slot, kind: kind.rawValue)
+    return wait &+ service > timeout
+      ? (now &+ timeout, .timedOut) : (now &+ wait &+ service, .succeeded)
   }
 
   /// Whether an attempt during the outage fails: true with probability `failureRate`.

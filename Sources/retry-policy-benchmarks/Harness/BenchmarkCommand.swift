@@ -18,6 +18,7 @@ enum BenchmarkCommand {
     ConcurrentWaitsScenario.scenario,
     HostileInputScenario.scenario,
     TimeoutMemoryScenario.scenario,
+    StormBenchmarkScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {

@@ -1,0 +1,66 @@
+import RetryPolicy
+import RetryPolicyTesting
+
+/// `retry-policy storm`'s simulator: a fleet at 1 request per second for 10 simulated minutes,
+/// through a one-minute outage; the cost per request must not grow with the fleet.
+enum StormBenchmarkScenario {
+  static let name = "storm"
+  static let policies = ["retry 3 backoff 100ms jitter full budget 10%", "retry 3 immediately"]
+
+  static let scenario = Scenario(
+    name: name,
+    summary: "storm simulator: 1,000 and 10,000 clients × 1 req/s × 10 min, outage 2m+1m"
+  ) { benchmark in
+    var table = ReportTable(
+      headers: ["policy", "clients", "requests", "attempts", "time", "time/request"],
+      alignments: [.left, .right, .right, .right, .right, .right])
+    let fleets = benchmark.options.isQuick ? [1000, 2000] : [1000, 10_000]
+    var perRequest: [String: [Double]] = [:]
+    var largest: [Double] = []
+    for text in policies {
+      guard let policy = try? compile(policy: text) else {
+        benchmark.addRemark("\(name): '\(text)' does not compile")
+        continue
+      }
+      for clients in fleets {
+        var scenario = StormScenario()
+        scenario.clients = clients
+        scenario.capacity = Double(clients) * 1.5
+        scenario.duration = 600_000_000_000
+        scenario.outageStart = 120_000_000_000
+        scenario.outageLength = 60_000_000_000
+        let clock = ContinuousClock()
+        let start = clock.now
+        guard let result = try? StormSimulation(scenario: opaque(scenario)).run(policy) else {
+          benchmark.addRemark("\(name): '\(text)' stopped at the limit of attempts")
+          continue
+        }
+        let elapsed = start.duration(to: clock.now)
+        let nanoseconds =
+          Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+        blackHole(result)
+        perRequest[text, default: []].append(nanoseconds / Double(result.offered))
+        if clients == fleets.last { largest.append(nanoseconds) }
+        table.append([
+          text, Format.integer(clients), Format.integer(result.offered),
+          Format.integer(result.attempts), Format.time(nanoseconds: nanoseconds),
+          Format.time(nanoseconds: nanoseconds / Double(result.offered)),
+        ])
+      }
+    }
+    benchmark.addTable("Storm simulator: one run per fleet, 10 simulated minutes", table)
+    let target = "storm: 10,000 clients × 1 req/s × 10 min (6M requests) < 5 s, linear"
+    guard !benchmark.options.isQuick, largest.count == policies.count else {
+      benchmark.addFinding(target, measured: "not measured (--quick)", verdict: .notMeasured)
+      return
+    }
+    let slowest = largest.max() ?? 0
+    let growth = perRequest.values.map { ($0.last ?? 0) / max($0.first ?? 1, 1) }.max() ?? 0
+    benchmark.addFinding(
+      target,
+      measured:
+        "\(Format.time(nanoseconds: slowest)) at most; time/request "
+        + "\(Format.ratio(growth)) from 1,000 to 10,000 clients",
+      holds: slowest < 5e9 && growth < 1.5)
+  }
+}
