@@ -53,13 +53,22 @@ enum StormSVG {
       svg +=
         "<text x=\"\(number(from + 4))\" y=\"\(number(loadPanel.top + 14))\" "
         + "fill=\"#a33\">outage</text>\n"
+      if scenario.slowdown > 1 {
+        let y = number(loadY(1 / scenario.slowdown))
+        svg +=
+          "<line x1=\"\(number(from))\" y1=\"\(y)\" x2=\"\(number(to))\" y2=\"\(y)\" "
+          + "stroke=\"#000000\" stroke-width=\"1\" stroke-dasharray=\"2 3\"/>\n"
+          + "<text x=\"\(number(to - 4))\" y=\"\(number(loadY(1 / scenario.slowdown) - 5))\" "
+          + "text-anchor=\"end\" fill=\"#a33\">capacity in the outage</text>\n"
+      }
     }
     // Axes, grid and labels.
     svg += panelFrame(loadPanel, title: "backend load ÷ capacity (attempts per second)")
     svg += panelFrame(successPanel, title: "success ratio of each second's requests")
     for step in 0...4 {
       let value = top * Double(step) / 4
-      svg += gridLine(y: loadY(value), label: number(value) + "×")
+      svg += gridLine(
+        y: loadY(value), label: NumberText.decimal((value * 100).rounded() / 100) + "×")
       svg += gridLine(y: successY(Double(step) / 4), label: "\(step * 25)%")
     }
     svg +=

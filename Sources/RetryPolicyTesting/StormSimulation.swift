@@ -11,7 +11,9 @@ import RetryPolicy
 ///
 /// The model, in full:
 /// - requests arrive as a Poisson process of rate `clients × rate` (the sum of the clients'
-///   own Poisson processes), each from a client drawn at random;
+///   own Poisson processes), each from a client drawn at random; requests keep arriving,
+///   uncounted, for a quarter of the duration (at most 30 s) after it, so that the last
+///   seconds are not measured against an emptying backend;
 /// - the backend is a queue of work served at `capacity` attempts per second; an attempt's
 ///   latency is its wait in the queue plus a service time of mean `latency` (half fixed, half
 ///   exponential); an attempt still unanswered after the client's timeout fails with
@@ -66,6 +68,8 @@ private struct StormEngine {
   var latencies = LatencyHistogram()
   var tenths: [Int] = []
   var stats: StormResult
+  /// Every attempt, those of the uncounted requests after the duration too.
+  var allAttempts = 0
 
   init(scenario: StormScenario, policy: CompiledPolicy) {
     self.scenario = scenario
@@ -99,8 +103,11 @@ private struct StormEngine {
     let arrivalRate = Double(scenario.clients) * scenario.rate / 1e9
     var nextArrival = Self.exponential(&arrivals, mean: 1 / arrivalRate)
     var index: UInt64 = 0
+    // Requests keep arriving for a while after the duration, uncounted, so that the last
+    // seconds' requests meet the load they would meet, not an emptying backend.
+    let tailEnd = scenario.duration &+ min(scenario.duration / 4, 30_000_000_000)
     while true {
-      if nextArrival < scenario.duration, events.top.map({ nextArrival <= $0.time }) ?? true {
+      if nextArrival < tailEnd, events.top.map({ nextArrival <= $0.time }) ?? true {
         let now = nextArrival
         let client = Int(arrivals.next() % UInt64(scenario.clients))
         index &+= 1
@@ -115,10 +122,12 @@ private struct StormEngine {
   }
 
   mutating func arrive(at now: Int64, client: Int, index: UInt64) throws(StormSimulationError) {
-    stats.offered += 1
-    if scenario.isInOutage(now) { stats.outageOffered += 1 }
-    let second = Int(now / 1_000_000_000)
-    if second < stats.seconds.count { stats.seconds[second].offered += 1 }
+    let isCounted = now < scenario.duration
+    if isCounted {
+      stats.offered += 1
+      if scenario.isInOutage(now) { stats.outageOffered += 1 }
+      stats.seconds[Int(now / 1_000_000_000)].offered += 1
+    }
     var run = RetryRun(
       policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
       budget: budgets.isEmpty ? nil : budgets[client])
@@ -127,7 +136,7 @@ private struct StormEngine {
     } catch {
       return
     }
-    let (end, kind) = try attempt(at: now)
+    let (end, kind) = try attempt(at: now, isCounted: isCounted)
     // A request whose first attempt succeeds needs no slot: only retries need its run.
     var slot: Int32 = -1
     if kind != .succeeded {
@@ -149,10 +158,11 @@ private struct StormEngine {
     let arrival = event.arrival
     switch EventKind(rawValue: event.kind) ?? .succeeded {
     case .succeeded:
-      stats.succeeded += 1
-      latencies.record(now - arrival)
-      let second = Int(arrival / 1_000_000_000)
-      if second < stats.seconds.count { stats.seconds[second].succeeded += 1 }
+      if arrival < scenario.duration {
+        stats.succeeded += 1
+        latencies.record(now - arrival)
+        stats.seconds[Int(arrival / 1_000_000_000)].succeeded += 1
+      }
       if slot >= 0 { freeSlots.append(slot) }
     case .serverError, .timedOut:
       let elapsed = Duration.nanoseconds(now - arrival)
@@ -185,14 +195,16 @@ private struct StormEngine {
       freeSlots.append(slot)
       return
     }
-    let (end, kind) = try attempt(at: now)
+    let (end, kind) = try attempt(at: now, isCounted: arrival < scenario.duration)
     events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
   }
 
   /// Starts an attempt on the backend: when it ends, and how.
-  mutating func attempt(at now: Int64) throws(StormSimulationError) -> (Int64, EventKind) {
-    stats.attempts += 1
-    guard stats.attempts <= scenario.attemptLimit else {
+  mutating func attempt(at now: Int64, isCounted: Bool) throws(StormSimulationError) -> (
+    Int64, EventKind
+  ) {
+    allAttempts += 1
+    guard allAttempts <= scenario.attemptLimit else {
       throw .tooManyAttempts(limit: scenario.attemptLimit)
     }
     if now < scenario.duration {
@@ -200,7 +212,10 @@ private struct StormEngine {
       tenths[Int(now / 100_000_000)] += 1
     }
     let inOutage = scenario.isInOutage(now)
-    if inOutage { stats.outageAttempts += 1 }
+    if isCounted {
+      stats.attempts += 1
+      if inOutage { stats.outageAttempts += 1 }
+    }
     drainBacklog(to: now)
     let service = serviceTime(slowed: inOutage)
     if inOutage, failureDraw() {
