@@ -68,6 +68,8 @@ private struct StormEngine {
   var latencies = LatencyHistogram()
   var tenths: [Int] = []
   var stats: StormResult
+  /// Whether the policy has neither `within` nor a budget: its first attempts need no run.
+  let isFastPath: Bool
   /// Every attempt, those of the uncounted requests after the duration too.
   var allAttempts = 0
 
@@ -85,6 +87,7 @@ private struct StormEngine {
     self.timeoutError = AttemptTimeoutError(timeout: .nanoseconds(timeout))
     self.backend = SeededRandomNumberGenerator(seed: mix(scenario.seed, 2))
     self.stats = StormResult(policy: policy)
+    self.isFastPath = policy.deadline == nil && policy.budgetRatio == nil
     let seconds = Int((scenario.duration + 999_999_999) / 1_000_000_000)
     stats.seconds = Array(repeating: StormResult.Second(), count: seconds)
     tenths = Array(repeating: 0, count: seconds * 10)
@@ -128,19 +131,23 @@ private struct StormEngine {
       if scenario.isInOutage(now) { stats.outageOffered += 1 }
       stats.seconds[Int(now / 1_000_000_000)].offered += 1
     }
-    var run = RetryRun(
-      policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
-      budget: budgets.isEmpty ? nil : budgets[client])
-    do {
-      try run.startAttempt(in: environment, elapsed: .zero)
-    } catch {
-      return
+    // As `run` does: without `within` or a budget, the first attempt is a plain call, and a
+    // run is made only when it fails, having made 1 attempt; otherwise the run starts first.
+    var run: RetryRun?
+    if !isFastPath {
+      var started = makeRun(index: index, client: client, attempts: 0)
+      do {
+        try started.startAttempt(in: environment, elapsed: .zero)
+      } catch {
+        return
+      }
+      run = started
     }
     let (end, kind) = try attempt(at: now, isCounted: isCounted)
     // A request whose first attempt succeeds needs no slot: only retries need its run.
     var slot: Int32 = -1
     if kind != .succeeded {
-      let request = Request(run: run)
+      let request = Request(run: run ?? makeRun(index: index, client: client, attempts: 1))
       if let free = freeSlots.popLast() {
         slot = free
         requests[Int(slot)] = request
@@ -150,6 +157,13 @@ private struct StormEngine {
       }
     }
     events.push(time: end, arrival: now, slot: slot, kind: kind.rawValue)
+  }
+
+  /// The run of request number `index`, from `client`, with its own seeded jitter.
+  func makeRun(index: UInt64, client: Int, attempts: Int) -> RetryRun {
+    RetryRun(
+      policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
+      budget: budgets.isEmpty ? nil : budgets[client], attempts: attempts)
   }
 
   mutating func handle(_ event: Event) throws(StormSimulationError) {

@@ -9,11 +9,13 @@ enum StormBenchmarkScenario {
 
   static let scenario = Scenario(
     name: name,
-    summary: "storm simulator: 1,000 and 10,000 clients × 1 req/s × 10 min, outage 2m+1m"
+    summary:
+      "storm simulator: 1,000 and 10,000 clients × 1 req/s × 10 min, outage 2m+1m "
+      + "(time/request is CPU time)"
   ) { benchmark in
     var table = ReportTable(
-      headers: ["policy", "clients", "requests", "attempts", "time", "time/request"],
-      alignments: [.left, .right, .right, .right, .right, .right])
+      headers: ["policy", "clients", "requests", "attempts", "time", "CPU time", "time/request"],
+      alignments: [.left, .right, .right, .right, .right, .right, .right])
     let fleets = benchmark.options.isQuick ? [1000, 2000] : [1000, 10_000]
     var perRequest: [String: [Double]] = [:]
     var largest: [Double] = []
@@ -31,20 +33,27 @@ enum StormBenchmarkScenario {
         scenario.outageLength = 60_000_000_000
         let clock = ContinuousClock()
         let start = clock.now
+        let processorStart = Platform.threadProcessorNanoseconds
         guard let result = try? StormSimulation(scenario: opaque(scenario)).run(policy) else {
           benchmark.addRemark("\(name): '\(text)' stopped at the limit of attempts")
           continue
         }
         let elapsed = start.duration(to: clock.now)
+        let processor = Platform.threadProcessorNanoseconds.flatMap { end in
+          processorStart.map { end - $0 }
+        }
         let nanoseconds =
           Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
         blackHole(result)
-        perRequest[text, default: []].append(nanoseconds / Double(result.offered))
-        if clients == fleets.last { largest.append(nanoseconds) }
+        // The machine may be shared: the thread's processor time is what the run costs.
+        let cost = processor ?? nanoseconds
+        perRequest[text, default: []].append(cost / Double(result.offered))
+        if clients == fleets.last { largest.append(cost) }
         table.append([
           text, Format.integer(clients), Format.integer(result.offered),
           Format.integer(result.attempts), Format.time(nanoseconds: nanoseconds),
-          Format.time(nanoseconds: nanoseconds / Double(result.offered)),
+          processor.map { Format.time(nanoseconds: $0) } ?? "n/a",
+          Format.time(nanoseconds: cost / Double(result.offered)),
         ])
       }
     }
@@ -59,7 +68,7 @@ enum StormBenchmarkScenario {
     benchmark.addFinding(
       target,
       measured:
-        "\(Format.time(nanoseconds: slowest)) at most; time/request "
+        "\(Format.time(nanoseconds: slowest)) CPU time at most; time/request "
         + "\(Format.ratio(growth)) from 1,000 to 10,000 clients",
       holds: slowest < 5e9 && growth < 1.5)
   }
