@@ -10,9 +10,7 @@ enum StormCommand: Subcommand {
     name: "storm",
     abstract: "simulate a fleet of clients retrying through an outage",
     usage: [
-      "storm '<policy>'… [--clients <n>] [--rate <r>] [--capacity <c>] [--outage <start+length>]",
-      "      [--failure-rate <p%>] [--slowdown <f>] [--duration <d>] [--seed <s>] [--json]",
-      "      [--svg <file>]",
+      "storm '<policy>'… [--clients <n>] [--rate <r>] [--capacity <c>] [--outage <start+length>] [options]",
       "storm --file <file> [--policy <name>] ['<policy>'…] [options]",
     ],
     discussion: """
