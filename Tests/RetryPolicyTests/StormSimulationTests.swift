@@ -59,6 +59,9 @@ struct StormSimulationTests {
     #expect(result.successRatio == 1)
     #expect(result.outageAmplification == nil)
     #expect(result.recoverySeconds == nil)
+    // Service times are 25 ms plus an exponential of mean 25 ms: a median near 42 ms.
+    let median = try #require(result.p50)
+    #expect(median > 0.035 && median < 0.05, "\(median)")
   }
 
   @Test("full jitter lowers the peak load of retries after a crash, on the same seed")
