@@ -86,6 +86,7 @@ public enum CommandLineTool {
     ExportCommand.self, ImportCommand.self,
     LanguageServerCommand.self,
     GenerateCommand.self,
+    StormCommand.self,
   ]
 
   /// The tool's own help page.
@@ -113,6 +114,10 @@ public enum CommandLineTool {
       (
         "retry-policy simulate 'retry 3 backoff 1s' --outcomes serverError*2,ok",
         "Run the policy on virtual time against scripted failures."
+      ),
+      (
+        "retry-policy storm 'retry 3 immediately' 'retry 3 budget 10%' --outage 30s+60s",
+        "Compare what a fleet of clients does to a backend through an outage."
       ),
       ("retry-policy repl", "Try policies interactively."),
     ],

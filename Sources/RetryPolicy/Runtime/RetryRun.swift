@@ -58,10 +58,13 @@ package struct RetryRun: Sendable {
     if isTimed { startStopwatch(on: clock) }
   }
 
+  /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
+  /// simulator) passes the elapsed time to ``startAttempt(in:elapsed:)`` and
+  /// ``decideRetry(after:in:elapsed:)``.
   @usableFromInline
-  init(
+  package init(
     policy: borrowing CompiledPolicy, random: any RandomNumberGenerator & Sendable,
-    budget: RetryBudget?, attempts: Int
+    budget: RetryBudget?, attempts: Int = 0
   ) {
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
@@ -88,11 +91,14 @@ package struct RetryRun: Sendable {
   /// ends during its wait spends nothing. The first attempt deposits into the budget.
   ///
   /// Every method takes the run's environment, the one it started with, which the run borrows
-  /// instead of keeping a copy.
+  /// instead of keeping a copy. `elapsed`, when given, is the time since the run started on
+  /// the caller's virtual time, instead of the run's stopwatch.
   @usableFromInline
-  package mutating func startAttempt(in environment: borrowing RetryEnvironment) throws {
+  package mutating func startAttempt(
+    in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
+  ) throws {
     if let error = pendingError {
-      if let deadline = machine.deadline, elapsed() > deadline {
+      if let deadline = machine.deadline, (given ?? elapsed()) > deadline {
         throw stop(.deadlineExceeded, error, in: environment)
       }
       if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
@@ -144,17 +150,19 @@ package struct RetryRun: Sendable {
   /// hook, checks that the budget has a token (it is withdrawn when the retry's attempt
   /// starts) and reports the retry. Cancellation is checked once, before the decision: a
   /// retry that does not suspend starts the next attempt at once, and ``perform(_:after:in:)``
-  /// checks again after a wait.
+  /// checks again after a wait. `elapsed`, when given, replaces the stopwatch's reading, as
+  /// in ``startAttempt(in:elapsed:)``.
   @usableFromInline
   package mutating func decideRetry(
-    after error: any Error, in environment: borrowing RetryEnvironment
+    after error: any Error, in environment: borrowing RetryEnvironment,
+    elapsed given: Duration? = nil
   ) throws -> RetryWait? {
     if let observer = environment.observer {
       observer(.attemptFailed(attempt: machine.attempts, error: error))
     }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
-    let elapsed = machine.deadline == nil ? Duration.zeroInline : elapsed()
+    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? elapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
     switch action {

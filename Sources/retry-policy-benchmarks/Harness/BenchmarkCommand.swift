@@ -20,6 +20,7 @@ enum BenchmarkCommand {
     HostileInputScenario.scenario,
     TimeoutMemoryScenario.scenario,
     LanguageServerScenario.scenario,
+    StormBenchmarkScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {

@@ -21,6 +21,19 @@ enum Platform {
     #endif
   }
 
+  /// The processor time this thread has used, in nanoseconds; nil when it cannot be told.
+  ///
+  /// On a shared machine it is what a run costs, whatever the other processes take.
+  static var threadProcessorNanoseconds: Double? {
+    #if os(Windows)
+      return nil
+    #else
+      var time = timespec()
+      guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return nil }
+      return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
+    #endif
+  }
+
   /// Ends the process with a status.
   static func exit(_ status: Int32) -> Never {
     #if canImport(Glibc)

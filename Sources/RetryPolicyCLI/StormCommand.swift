@@ -1,0 +1,132 @@
+import Foundation
+import RetryPolicy
+import RetryPolicyTesting
+
+/// `retry-policy storm POLICY… --clients N --outage START+LENGTH …`: simulates a fleet of
+/// clients retrying against one backend through an outage, one run per policy, and compares
+/// them as a table, JSON, a terminal chart and an SVG chart.
+enum StormCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "storm",
+    abstract: "simulate a fleet of clients retrying through an outage",
+    usage: [
+      "storm '<policy>'… [--clients <n>] [--rate <r>] [--capacity <c>] [--outage <start+length>] [options]",
+      "storm --file <file> [--policy <name>] ['<policy>'…] [options]",
+    ],
+    discussion: """
+      Simulates, on virtual time, CLIENTS clients each sending RATE requests per second
+      (Poisson arrivals) to one backend that serves CAPACITY attempts per second, once
+      per policy, and reports what the backend saw: attempts per request (amplification),
+      overall and during the outage; the part of the requests that succeeded; latency of
+      successful requests; peak load over any 100 ms as a multiple of capacity; recovery
+      time after the outage (until every later second's requests succeed at 99 %).
+
+      Every retry decision is the library's own (rules, jitter, budget, within). Each
+      client has its own budget. The backend queues work; an attempt unanswered after
+      the client's timeout (the policy's 'timeout', else --timeout) fails with 'timeout'
+      and its work stays queued. During the outage each attempt fails fast with
+      'serverError' (all of them, or --failure-rate of them; attempts in flight when it
+      starts fail too), or with --slowdown F the backend is F times slower.
+
+      Defaults: 1000 clients, 1 request/s, capacity 1.5 × clients × rate, no outage,
+      duration 120s or the outage's end + 60s, latency 50ms, timeout 1s, seed 1. The
+      same options and seed give the same output, byte for byte.
+      """,
+    options: [
+      .option("clients", value: "N", help: "Number of clients (1 to 1000000)."),
+      .option("rate", value: "R", help: "Requests per second per client."),
+      .option("capacity", value: "C", help: "Attempts per second the backend serves."),
+      .option("outage", value: "START+LENGTH", help: "The outage window: 30s+60s."),
+      .option("failure-rate", value: "P%", help: "Part of attempts failing in the outage."),
+      .option("slowdown", value: "F", help: "The backend is F times slower in the outage."),
+      .option("duration", value: "D", help: "How long clients send requests: 10m."),
+      .option("latency", value: "D", help: "Mean service time of an attempt (50ms)."),
+      .option("timeout", value: "D", help: "Client's attempt timeout without 'timeout' (1s)."),
+      .option("seed", value: "S", help: "Seed of every random draw (0 or more)."),
+      .flag("json", help: "Print the report as JSON."),
+      .option("svg", value: "FILE", help: "Also write an SVG chart to FILE."),
+      .option("file", value: "FILE", help: "Take a policy from this policy file."),
+      .option("policy", value: "NAME", help: "The policy's name in the file given by --file."),
+    ],
+    minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
+    examples: [
+      (
+        "retry-policy storm 'retry 3 immediately' 'retry 3 backoff 100ms jitter full budget 10%' --clients 1000 --outage 30s+60s",
+        "Compare two policies through a one-minute outage."
+      ),
+      (
+        "retry-policy storm 'retry 3 immediately' 'retry 3 budget 10%' --outage 30s+30s --slowdown 4 --svg storm.svg",
+        "A slowdown: does the fleet recover once it ends? Also draw it."
+      ),
+    ],
+    exitStatuses: [
+      (0, "the simulation ran"),
+      (1, "invalid policy, or a policy that retries without end"),
+      (2, "usage error, unreadable file, or output that cannot be written"),
+    ])
+
+  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let scenario: StormScenario
+    switch StormOptions.scenario(from: arguments) {
+    case .success(let value): scenario = value
+    case .failure(let error):
+      output.usageError(error, command: spec.fullName)
+      return ExitStatus.usage
+    }
+    var policies: [(name: String, policy: CompiledPolicy)] = []
+    if arguments.value("file") != nil {
+      var fileArguments = arguments
+      fileArguments.arguments = []
+      switch PolicyInput.resolvePolicy(fileArguments, context: context, command: spec.fullName) {
+      case .exit(let status): return status
+      case .policy(let compiled):
+        let prefix = compiled.name.map { "\($0): " } ?? ""
+        policies.append((prefix + compiled.description, compiled))
+      }
+    } else if arguments.value("policy") != nil {
+      output.usageError(.other("'--policy' needs '--file'"), command: spec.fullName)
+      return ExitStatus.usage
+    }
+    for text in arguments.arguments {
+      let analysis = analyze(policy: text)
+      PolicyInput.printDiagnostics(
+        analysis.diagnostics, source: text, name: PolicyInput.commandLineName, context: context)
+      if analysis.hasErrors { return ExitStatus.failure }
+      guard let policy = analysis.policies.first else { return ExitStatus.failure }
+      policies.append((text.trimmingCharacters(in: .whitespacesAndNewlines), policy))
+    }
+    guard !policies.isEmpty else {
+      output.usageError(.missingArgument("policy (or '--file')"), command: spec.fullName)
+      return ExitStatus.usage
+    }
+    var results: [StormResult] = []
+    let simulation = StormSimulation(scenario: scenario)
+    for (name, policy) in policies {
+      do {
+        var result = try simulation.run(policy)
+        result.name = name
+        results.append(result)
+      } catch {
+        output.error("'\(name)': \(error)")
+        return ExitStatus.failure
+      }
+    }
+    if let path = arguments.value("svg") {
+      let svg = StormSVG.render(results, scenario: scenario)
+      do {
+        try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+      } catch {
+        output.error("cannot write '\(path)': \(error.localizedDescription)")
+        return ExitStatus.usage
+      }
+    }
+    if arguments.has("json") {
+      output.write(JSONWriter().write(StormRendering.jsonValue(results)) + "\n")
+    } else {
+      output.write(
+        StormRendering.text(results, scenario: scenario, usesColor: output.outputUsesColor))
+    }
+    return ExitStatus.success
+  }
+}

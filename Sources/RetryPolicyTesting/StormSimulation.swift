@@ -1,0 +1,325 @@
+import Foundation
+import RetryPolicy
+
+/// A discrete-event simulation of a fleet of clients retrying under one policy against one
+/// backend, on virtual time: what `retry-policy storm` runs.
+///
+/// Every retry decision is the library's own: each request is a ``RetryRun``, the driver the
+/// runtime uses, fed the elapsed virtual time instead of a clock. The state machine picks the
+/// rule and draws the jitter, the client's ``RetryBudget`` allows or refuses the retry, and
+/// `within` stops it, exactly as in `run`; hooks are not called.
+///
+/// The model, in full:
+/// - requests arrive as a Poisson process of rate `clients × rate` (the sum of the clients'
+///   own Poisson processes), each from a client drawn at random; requests keep arriving,
+///   uncounted, for a quarter of the duration (at most 30 s) after it, so that the last
+///   seconds are not measured against an emptying backend;
+/// - the backend is a queue of work served at `capacity` attempts per second; an attempt's
+///   latency is its wait in the queue plus a service time of mean `latency` (half fixed, half
+///   exponential); an attempt still unanswered after the client's timeout fails with
+///   ``AttemptTimeoutError`` (class `timeout`) and its work stays queued: a saturated backend
+///   serves requests nobody waits for; a queue holding a timeout's worth of work takes no
+///   more (the attempt hangs until its timeout);
+/// - during the outage, each attempt fails with probability `failureRate` with
+///   ``StormBackendError/serverError`` after a tenth of the service time, taking no work; when
+///   the outage starts, attempts in flight fail the same way (connections reset); with
+///   `slowdown F` the backend serves `F` times slower and `capacity / F` attempts per second.
+package struct StormSimulation: Sendable {
+  /// The scenario.
+  package var scenario: StormScenario
+
+  /// Creates a simulation of `scenario`.
+  package init(scenario: StormScenario) {
+    self.scenario = scenario
+  }
+
+  /// Simulates the fleet under `policy`; the same scenario and policy give the same result.
+  package func run(_ policy: CompiledPolicy) throws(StormSimulationError) -> StormResult {
+    // Concurrent attempts would need their own model of load; none is better than a wrong one.
+    guard policy.hedge == nil else { throw .hedgingNotSimulated }
+    var engine = StormEngine(scenario: scenario, policy: policy)
+    try engine.run()
+    return engine.result()
+  }
+}
+
+/// The state of one simulation.
+private struct StormEngine {
+  /// A request in flight, in a slot of ``StormEngine/requests``.
+  struct Request {
+    var run: RetryRun
+  }
+
+  enum EventKind: UInt8 {
+    case succeeded, serverError, timedOut, retry
+  }
+
+  let scenario: StormScenario
+  let policy: CompiledPolicy
+  let environment: RetryEnvironment
+  let budgets: [RetryBudget]
+  let timeout: Int64
+  let serverError: any Error = StormBackendError.serverError
+  let timeoutError: any Error
+  var requests: [Request] = []
+  var freeSlots: [Int32] = []
+  var events = EventHeap()
+  var backend: SeededRandomNumberGenerator
+  var backlog = 0.0
+  var backlogTime: Int64 = 0
+  var latencies = LatencyHistogram()
+  var tenths: [Int] = []
+  var stats: StormResult
+  /// Whether the policy has neither `within` nor a budget: its first attempts need no run.
+  let isFastPath: Bool
+  /// Every attempt, those of the uncounted requests after the duration too.
+  var allAttempts = 0
+
+  init(scenario: StormScenario, policy: CompiledPolicy) {
+    self.scenario = scenario
+    self.policy = policy
+    var hooks: [String: @Sendable () async throws -> Void] = [:]
+    for name in policy.rules.compactMap(\.hook) { hooks[name] = {} }
+    self.environment = RetryEnvironment(
+      errorClasses: ["serverError": { $0 is StormBackendError }], hooks: hooks)
+    self.budgets =
+      policy.budgetRatio == nil ? [] : (0..<scenario.clients).map { _ in RetryBudget() }
+    let policyTimeout = policy.attemptTimeout.map(Self.nanoseconds)
+    self.timeout = max(1, policyTimeout ?? scenario.timeout)
+    self.timeoutError = AttemptTimeoutError(timeout: .nanoseconds(timeout))
+    self.backend = SeededRandomNumberGenerator(seed: mix(scenario.seed, 2))
+    self.stats = StormResult(policy: policy)
+    self.isFastPath = policy.deadline == nil && policy.budgetRatio == nil
+    let seconds = Int((scenario.duration + 999_999_999) / 1_000_000_000)
+    stats.seconds = Array(repeating: StormResult.Second(), count: seconds)
+    tenths = Array(repeating: 0, count: seconds * 10)
+  }
+
+  /// A duration in whole nanoseconds, clamped to a century.
+  static func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds < 3_155_760_000 else { return 3_155_760_000_000_000_000 }
+    guard seconds >= 0, attoseconds >= 0 else { return 0 }
+    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+  }
+
+  mutating func run() throws(StormSimulationError) {
+    var arrivals = SeededRandomNumberGenerator(seed: mix(scenario.seed, 1))
+    let arrivalRate = Double(scenario.clients) * scenario.rate / 1e9
+    var nextArrival = Self.exponential(&arrivals, mean: 1 / arrivalRate)
+    var index: UInt64 = 0
+    // Requests keep arriving for a while after the duration, uncounted, so that the last
+    // seconds' requests meet the load they would meet, not an emptying backend.
+    let tailEnd = scenario.duration &+ min(scenario.duration / 4, 30_000_000_000)
+    while true {
+      if nextArrival < tailEnd, events.top.map({ nextArrival <= $0.time }) ?? true {
+        let now = nextArrival
+        let client = Int(arrivals.next() % UInt64(scenario.clients))
+        index &+= 1
+        try arrive(at: now, client: client, index: index)
+        nextArrival = now + max(1, Self.exponential(&arrivals, mean: 1 / arrivalRate))
+      } else if let event = events.pop() {
+        try handle(event)
+      } else {
+        break
+      }
+    }
+  }
+
+  mutating func arrive(at now: Int64, client: Int, index: UInt64) throws(StormSimulationError) {
+    let isCounted = now < scenario.duration
+    if isCounted {
+      stats.offered += 1
+      if scenario.isInOutage(now) { stats.outageOffered += 1 }
+      stats.seconds[Int(now / 1_000_000_000)].offered += 1
+    }
+    // As `run` does: without `within` or a budget, the first attempt is a plain call, and a
+    // run is made only when it fails, having made 1 attempt; otherwise the run starts first.
+    var run: RetryRun?
+    if !isFastPath {
+      var started = makeRun(index: index, client: client, attempts: 0)
+      do {
+        try started.startAttempt(in: environment, elapsed: .zero)
+      } catch {
+        return
+      }
+      run = started
+    }
+    let (end, kind) = try attempt(at: now, isCounted: isCounted)
+    // A request whose first attempt succeeds needs no slot: only retries need its run.
+    var slot: Int32 = -1
+    if kind != .succeeded {
+      let request = Request(run: run ?? makeRun(index: index, client: client, attempts: 1))
+      if let free = freeSlots.popLast() {
+        slot = free
+        requests[Int(slot)] = request
+      } else {
+        slot = Int32(truncatingIfNeeded: requests.count)
+        requests.append(request)
+      }
+    }
+    events.push(time: end, arrival: now, slot: slot, kind: kind.rawValue)
+  }
+
+  /// The run of request number `index`, from `client`, with its own seeded jitter.
+  func makeRun(index: UInt64, client: Int, attempts: Int) -> RetryRun {
+    RetryRun(
+      policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
+      budget: budgets.isEmpty ? nil : budgets[client], attempts: attempts)
+  }
+
+  mutating func handle(_ event: Event) throws(StormSimulationError) {
+    let now = event.time
+    let slot = event.slot
+    let arrival = event.arrival
+    switch EventKind(rawValue: event.kind) ?? .succeeded {
+    case .succeeded:
+      if arrival < scenario.duration {
+        stats.succeeded += 1
+        latencies.record(now - arrival)
+        stats.seconds[Int(arrival / 1_000_000_000)].succeeded += 1
+      }
+      if slot >= 0 { freeSlots.append(slot) }
+    case .serverError, .timedOut:
+      let elapsed = Duration.nanoseconds(now - arrival)
+      let error = event.kind == EventKind.serverError.rawValue ? serverError : timeoutError
+      let delay: Int64
+      do {
+        let wait = try requests[Int(slot)].run.decideRetry(
+          after: error, in: environment, elapsed: elapsed)
+        delay = wait.map { Self.nanoseconds($0.delay) } ?? 0
+      } catch {
+        freeSlots.append(slot)
+        return
+      }
+      if delay > 0 {
+        events.push(
+          time: now &+ delay, arrival: arrival, slot: slot, kind: EventKind.retry.rawValue)
+      } else {
+        try retry(slot: slot, at: now, arrival: arrival)
+      }
+    case .retry:
+      try retry(slot: slot, at: now, arrival: arrival)
+    }
+  }
+
+  mutating func retry(slot: Int32, at now: Int64, arrival: Int64) throws(StormSimulationError) {
+    do {
+      try requests[Int(slot)].run.startAttempt(
+        in: environment, elapsed: .nanoseconds(now - arrival))
+    } catch {
+      freeSlots.append(slot)
+      return
+    }
+    let (end, kind) = try attempt(at: now, isCounted: arrival < scenario.duration)
+    events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
+  }
+
+  /// Starts an attempt on the backend: when it ends, and how.
+  mutating func attempt(at now: Int64, isCounted: Bool) throws(StormSimulationError) -> (
+    Int64, EventKind
+  ) {
+    allAttempts += 1
+    guard allAttempts <= scenario.attemptLimit else {
+      throw .tooManyAttempts(limit: scenario.attemptLimit)
+    }
+    if now < scenario.duration {
+      stats.seconds[Int(now / 1_000_000_000)].attempts += 1
+      tenths[Int(now / 100_000_000)] += 1
+    }
+    let inOutage = scenario.isInOutage(now)
+    if isCounted {
+      stats.attempts += 1
+      if inOutage { stats.outageAttempts += 1 }
+    }
+    drainBacklog(to: now)
+    let service = serviceTime(slowed: inOutage)
+    if inOutage, failureDraw() {
+      return (now + service / 10, .serverError)
+    }
+    // A queue holding a timeout's worth of work or more is full: the attempt hangs unserved.
+    let queued = backlog / capacity(slowed: inOutage) * 1e9
+    let wait = queued < 1e17 ? Int64(queued) : 100_000_000_000_000_000
+    if wait < timeout { backlog += 1 }
+    if let start = scenario.outageStart, now < start, now &+ min(wait &+ service, timeout) > start,
+      failureDraw()
+    {
+      return (start, .serverError)
+    }
+    return wait &+ service > timeout
+      ? (now &+ timeout, .timedOut) : (now &+ wait &+ service, .succeeded)
+  }
+
+  /// Whether an attempt during the outage fails: true with probability `failureRate`.
+  mutating func failureDraw() -> Bool {
+    guard scenario.failureRate > 0 else { return false }
+    guard scenario.failureRate < 1 else { return true }
+    return Double(backend.next() >> 11) * 0x1p-53 < scenario.failureRate
+  }
+
+  /// A service time: half the mean fixed, half exponential; times the slowdown if `slowed`.
+  mutating func serviceTime(slowed: Bool) -> Int64 {
+    let mean = Double(scenario.latency) * (slowed ? scenario.slowdown : 1)
+    return Int64(mean / 2) + Self.exponential(&backend, mean: mean / 2)
+  }
+
+  func capacity(slowed: Bool) -> Double {
+    slowed ? scenario.capacity / scenario.slowdown : scenario.capacity
+  }
+
+  /// Serves the queued work from the last attempt until `now`, at each period's capacity.
+  mutating func drainBacklog(to now: Int64) {
+    while backlogTime < now {
+      var until = now
+      if let start = scenario.outageStart, let end = scenario.outageEnd {
+        if backlogTime < start, start < until { until = start }
+        if backlogTime >= start, backlogTime < end, end < until { until = end }
+      }
+      let served =
+        Double(until - backlogTime) / 1e9
+        * capacity(
+          slowed: scenario.isInOutage(backlogTime))
+      backlog = max(0, backlog - served)
+      backlogTime = until
+    }
+  }
+
+  /// A draw of an exponential distribution of the given mean, rounded to nanoseconds.
+  static func exponential(_ random: inout SeededRandomNumberGenerator, mean: Double) -> Int64 {
+    let uniform = (Double(random.next() >> 11) + 0.5) * 0x1p-53
+    let value = -log(uniform) * mean
+    return value < 1e17 ? Int64(value) : 100_000_000_000_000_000
+  }
+
+  func result() -> StormResult {
+    var result = stats
+    result.p50 = latencies.percentile(0.50)
+    result.p99 = latencies.percentile(0.99)
+    let peak = tenths.max() ?? 0
+    result.peakLoad = Double(peak) * 10 / scenario.capacity
+    if let end = scenario.outageEnd {
+      result.recoverySeconds = Self.recovery(result.seconds, after: end)
+    }
+    return result
+  }
+
+  /// The seconds from `end` until the first second from which every second's requests
+  /// succeed at 99 % or more; nil when the last second's do not.
+  static func recovery(_ seconds: [StormResult.Second], after end: Int64) -> Double? {
+    let first = Int(end / 1_000_000_000)
+    guard first < seconds.count else { return nil }
+    var recovered: Int?
+    for index in (first..<seconds.count).reversed() {
+      guard seconds[index].successRatio >= 0.99 else { break }
+      recovered = index
+    }
+    guard let recovered else { return nil }
+    return max(0, Double(Int64(recovered) * 1_000_000_000 - end) / 1e9)
+  }
+}
+
+/// A seed for stream `stream` of a simulation seeded with `seed`.
+func mix(_ seed: UInt64, _ stream: UInt64) -> UInt64 {
+  var generator = SeededRandomNumberGenerator(seed: seed ^ (stream &* 0xD6E8_FEB8_6659_FD93))
+  return generator.next()
+}
