@@ -15,7 +15,7 @@ private func sampleText(_ path: String) throws -> String {
 struct SampleSyntaxTests {
   static let validSamples = [
     "database-reconnect.retry", "http-api-client.retry", "login-token-refresh.retry",
-    "mobile-app.retry", "queue-consumer.retry", "webhook-delivery.retry",
+    "mobile-app.retry", "queue-consumer.retry", "webhook-delivery.retry", "grpc-client.retry",
   ]
 
   @Test("each sample parses without syntax errors and prints idempotently", arguments: validSamples)

@@ -60,6 +60,11 @@ struct EngineBackoff {
         "the schedule 'delays' becomes \(initial.policyText) × \(NumberText.decimal(multiplier))^n,"
         + " capped at \(maximum.policyText)"
     }
+    // A cap below the first delay makes every delay the cap.
+    if let cap, cap > .zero, cap < initial {
+      initial = cap
+      maximum = cap
+    }
     if maximum < initial { maximum = initial }
   }
 

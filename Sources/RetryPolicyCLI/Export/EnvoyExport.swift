@@ -49,7 +49,8 @@ enum EnvoyExport {
       } else if let timeout = policy.attemptTimeout {
         retry.append(JSONMember("per_try_timeout", .string(timeout.protobufText)))
       }
-      if policy.hedge == nil {
+      // No retries: no back-off to say anything about.
+      if policy.hedge == nil, rule.behavior.maxCount != 0 {
         retry.append(JSONMember("retry_back_off", backOff(rule, locator, &result)))
       }
       if rule.honorsRetryAfter {
