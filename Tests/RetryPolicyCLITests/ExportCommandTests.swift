@@ -108,6 +108,28 @@ struct ExportCommandTests {
     #expect(factor.standardError.contains("Envoy's back-off grows by a factor of 2, not 1.5"))
   }
 
+  @Test("Envoy: statuses and classes become retriable_status_codes, less the excepted codes")
+  func envoyStatuses() async throws {
+    let policy = "retry 2 on 5xx, 429 except 501 backoff 1s"
+    let json = await ToolRunner.run(["export", "--to", "envoy", "--json", policy])
+    #expect(json.status == 0)
+    let route = try #require(try parsed(json.standardOutput)["route"] as? NSDictionary)
+    let retry = try #require(route["retry_policy"] as? NSDictionary)
+    #expect(retry["retry_on"] as? String == "retriable-status-codes")
+    let codes = try #require(retry["retriable_status_codes"] as? [Int])
+    #expect(codes == Array(500...599).filter { $0 != 501 } + [429])
+    // The statuses are exact: only the back-off's full jitter warns, not 'on' or 'except'.
+    #expect(!json.standardError.contains("Envoy has no"))
+    #expect(json.standardError.components(separatedBy: "warning:").count == 2)
+    let transient = await ToolRunner.run(
+      ["export", "--to", "envoy", "--json", "retry 2 on transient backoff 1s"])
+    #expect(transient.standardError.contains("Envoy has no 'transient'"))
+    let transientRoute = try #require(
+      try parsed(transient.standardOutput)["route"] as? NSDictionary)
+    let transientRetry = try #require(transientRoute["retry_policy"] as? NSDictionary)
+    #expect(transientRetry["retriable_status_codes"] as? [Int] == [408, 500, 502, 503, 504])
+  }
+
   @Test("usage errors exit 2")
   func usage() async {
     #expect(await ToolRunner.run(["export", "retry 2"]).status == 2)

@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicy
 import Testing
 
 /// Drives the built `retry-policy lsp` through pipes, as an editor does, and checks every
@@ -189,7 +190,10 @@ struct LanguageServerSessionTests {
     let completion = try #require(try Self.result(replies, id: 3) as? Object)
     #expect(completion["isIncomplete"] as? Bool == false)
     let items = try #require(completion["items"] as? [Object])
-    #expect(items.compactMap { $0["label"] as? String } == ["any", "serverError", "timeout"])
+    // The file's class, then the built-in ones (`any`, `timeout`, `transient`, URL errors).
+    #expect(
+      items.compactMap { $0["label"] as? String }
+        == Vocabulary.builtInErrorClasses.union(["serverError"]).sorted())
     #expect(items.allSatisfy { $0["kind"] is Int })
 
     let actions = try #require(try Self.result(replies, id: 4) as? [Object])

@@ -250,9 +250,8 @@ struct LanguageServerTests {
     #expect(!clauses.contains("on") && !clauses.contains("delay") && !clauses.contains("backoff"))
     let names = "policy q {\n    retry 1 on unauthorized after refreshToken\n}\n"
     #expect(
-      Self.completion("policy p = retry 3 on a, ", before: names) == [
-        "any", "timeout", "unauthorized",
-      ])
+      Self.completion("policy p = retry 3 on a, ", before: names)
+        == Vocabulary.builtInErrorClasses.union(["unauthorized"]).sorted())
     #expect(Self.completion("policy p = retry 3 after ", before: names) == ["refreshToken"])
     #expect(Self.completion("", before: names) == ["policy"])
     let inBlock = Self.completion("    ", before: "policy b {\n")

@@ -51,6 +51,8 @@ struct GeneratedPolicyTests {
     "fractions": RetryPolicies.fractions, "schedule": RetryPolicies.schedule,
     "linear": RetryPolicies.linear, "in": RetryPolicies.`in`,
     "hedged": RetryPolicies.hedged, "http": RetryPolicies.http,
+    "lookup": RetryPolicies.lookup, "ledgerWrite": RetryPolicies.ledgerWrite,
+    "quote": RetryPolicies.quote,
   ]
 
   @Test("each generated policy equals what compile(policyFile:) gives for the same text")

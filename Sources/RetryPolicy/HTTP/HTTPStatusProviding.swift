@@ -20,9 +20,9 @@ public protocol HTTPStatusProviding: Error {
 /// The error classes the language knows about HTTP and the network: status codes (`503`),
 /// status classes (`5xx`), the retry-worthy `URLError` codes by their Swift names, and
 /// `transient`.
-enum HTTPErrorClasses {
+package enum HTTPErrorClasses {
   /// The statuses `transient` contains: 408, 500, 502, 503 and 504.
-  static let transientStatuses: Set<Int> = [408, 500, 502, 503, 504]
+  package static let transientStatuses: Set<Int> = [408, 500, 502, 503, 504]
 
   /// The retry-worthy `URLError` codes, by the Swift names that are their class names: the
   /// codes Alamofire's `RetryPolicy` retries by default, all of which `transient` contains.
@@ -62,7 +62,7 @@ enum HTTPErrorClasses {
 
   /// The statuses a status form contains: `503` is 503...503, `5xx` is 500...599; nil when
   /// the text is no valid status code (100 to 599) or class (`1xx` to `5xx`).
-  static func statuses(of name: String) -> ClosedRange<Int>? {
+  package static func statuses(of name: String) -> ClosedRange<Int>? {
     var utf8 = name.utf8.makeIterator()
     guard let a = utf8.next(), let b = utf8.next(), let c = utf8.next(), utf8.next() == nil
     else { return nil }

@@ -109,14 +109,14 @@ enum EnvoyExport {
 
   /// The `retry_on` conditions and `retriable_status_codes` of every rule's `on`.
   ///
-  /// After issue 11 merges, a numeric status (`503`) or class (`5xx`) in `on` is added here:
-  /// a number goes to `statuses` (and `retriable-status-codes` to the conditions), `5xx` to
-  /// the condition `5xx`. Nothing else needs to change.
+  /// A status (`503`) or class (`5xx`) in `on` goes to `statuses`, every code of it, with the
+  /// condition `retriable-status-codes`: exact, where Envoy's `5xx` condition would also
+  /// retry resets. `transient` becomes its statuses plus `reset` and `connect-failure`, noted.
   static func retryConditions(
     _ policy: CompiledPolicy, locator: ExportLocator, result: inout ExportResult
   ) -> ([String], [Int]) {
     var conditions: [String] = []
-    let statuses: [Int] = []
+    var statuses: [Int] = []
     func add(_ condition: String) {
       if !conditions.contains(condition) { conditions.append(condition) }
     }
@@ -133,6 +133,25 @@ enum EnvoyExport {
         for condition in ["5xx", "reset", "connect-failure"] { add(condition) }
       }
       for name in rule.errorClasses {
+        // A status (`503`) or class (`5xx`): the codes themselves, exactly. Envoy's own `5xx`
+        // condition would also retry resets and connect failures, which `on 5xx` does not.
+        if let codes = HTTPErrorClasses.statuses(of: name) {
+          add("retriable-status-codes")
+          for code in codes where !statuses.contains(code) { statuses.append(code) }
+          continue
+        }
+        if name == "transient" {
+          add("retriable-status-codes")
+          for code in HTTPErrorClasses.transientStatuses.sorted() where !statuses.contains(code) {
+            statuses.append(code)
+          }
+          for condition in ["reset", "connect-failure"] { add(condition) }
+          result.note(
+            "Envoy has no 'transient': it becomes statuses 408, 500, 502, 503 and 504 with"
+              + " 'reset' and 'connect-failure', which differ from the URL errors it names",
+            at: locator.className(name, inRule: index))
+          continue
+        }
         let key = GRPCStatus.canonical(name).map(GRPCStatus.camelCase) ?? name
         guard let condition = Self.conditions[key] else {
           result.note(
@@ -142,7 +161,16 @@ enum EnvoyExport {
         }
         add(condition)
       }
-      if !rule.excludedClasses.isEmpty {
+      // `except 501` under `on 5xx` is exact: the code is not listed. Other names cannot be.
+      var unexpressed = false
+      for name in rule.excludedClasses {
+        guard let codes = HTTPErrorClasses.statuses(of: name) else {
+          unexpressed = true
+          continue
+        }
+        statuses.removeAll { codes.contains($0) }
+      }
+      if unexpressed {
         result.note(
           "Envoy has no 'except'; it is left out", at: locator.clause("except", inRule: index))
       }
