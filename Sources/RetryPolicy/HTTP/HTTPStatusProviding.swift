@@ -21,9 +21,6 @@ public protocol HTTPStatusProviding: Error {
 /// status classes (`5xx`), the retry-worthy `URLError` codes by their Swift names, and
 /// `transient`.
 enum HTTPErrorClasses {
-  /// The statuses `transient` contains: 408, 500, 502, 503 and 504.
-  static let transientStatuses: Set<Int> = [408, 500, 502, 503, 504]
-
   /// The retry-worthy `URLError` codes, by the Swift names that are their class names: the
   /// codes Alamofire's `RetryPolicy` retries by default, all of which `transient` contains.
   static let urlErrorCodes: [String: URLError.Code] = [
@@ -46,9 +43,6 @@ enum HTTPErrorClasses {
     "serverCertificateNotYetValid": .serverCertificateNotYetValid,
     "timedOut": .timedOut,
   ]
-
-  /// The codes of ``urlErrorCodes``, for `transient`.
-  static let transientURLErrorCodes: Set<URLError.Code> = Set(urlErrorCodes.values)
 
   /// The built-in class names that are words: `transient` and the URL error names.
   static let names: Set<String> = Set(urlErrorCodes.keys).union(["transient"])
@@ -103,18 +97,45 @@ enum HTTPErrorClasses {
       else { return false }
       return range.contains(status)
     }
-    if name == "transient" { return isTransient(error) }
+    if name == "transient" { return isTransient(error, isURLError: error is URLError) }
     guard let code = urlErrorCodes[name] else { return nil }
     return (error as? URLError)?.code == code
   }
 
   /// Whether `error` is in `transient`: a retry-worthy URL error or a status 408, 500, 502,
-  /// 503 or 504.
-  static func isTransient(_ error: any Error) -> Bool {
-    if let urlError = error as? URLError { return transientURLErrorCodes.contains(urlError.code) }
-    if let status = (error as? any HTTPStatusProviding)?.statusCode {
-      return transientStatuses.contains(status)
+  /// 503 or 504. `isURLError` says whether the error's type is `URLError` (the caller knows).
+  @inline(__always)
+  static func isTransient(_ error: any Error, isURLError: Bool) -> Bool {
+    if isURLError {
+      guard let code = (error as? URLError)?.code else { return false }
+      return isTransient(code)
     }
-    return false
+    guard let status = (error as? any HTTPStatusProviding)?.statusCode else { return false }
+    return isTransientStatus(status)
+  }
+
+  /// Whether `transient` holds the status: 408, 500, 502, 503, 504 (a switch, not a set: no
+  /// hashing on the path of every failed attempt).
+  @inline(__always)
+  static func isTransientStatus(_ status: Int) -> Bool {
+    switch status {
+    case 408, 500, 502, 503, 504: true
+    default: false
+    }
+  }
+
+  /// Whether `transient` holds the URL error code: one of ``urlErrorCodes``.
+  static func isTransient(_ code: URLError.Code) -> Bool {
+    switch code {
+    case .backgroundSessionInUseByAnotherProcess, .backgroundSessionWasDisconnected,
+      .badServerResponse, .callIsActive, .cannotConnectToHost, .cannotFindHost,
+      .cannotLoadFromNetwork, .dataNotAllowed, .dnsLookupFailed,
+      .downloadDecodingFailedMidStream, .downloadDecodingFailedToComplete,
+      .internationalRoamingOff, .networkConnectionLost, .notConnectedToInternet,
+      .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+      .timedOut:
+      true
+    default: false
+    }
   }
 }
