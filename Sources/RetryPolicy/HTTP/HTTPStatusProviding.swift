@@ -102,8 +102,10 @@ enum HTTPErrorClasses {
     return (error as? URLError)?.code == code
   }
 
-  /// Whether `error` is in `transient`: a retry-worthy URL error or a status 408, 500, 502,
-  /// 503 or 504. `isURLError` says whether the error's type is `URLError` (the caller knows).
+  /// Whether `error` is in `transient`.
+  ///
+  /// It is when it is a retry-worthy URL error or has a status 408, 500, 502, 503 or 504.
+  /// `isURLError` says whether the error's type is `URLError` (the caller knows).
   @inline(__always)
   static func isTransient(_ error: any Error, isURLError: Bool) -> Bool {
     if isURLError {
