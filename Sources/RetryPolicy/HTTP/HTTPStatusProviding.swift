@@ -93,13 +93,36 @@ enum HTTPErrorClasses {
   static func matches(_ name: String, _ error: any Error) -> Bool? {
     if isStatusForm(name) {
       guard let range = statuses(of: name),
-        let status = (error as? any HTTPStatusProviding)?.statusCode
+        let status = statusCode(of: error)
       else { return false }
       return range.contains(status)
     }
     if name == "transient" { return isTransient(error, isURLError: error is URLError) }
     guard let code = urlErrorCodes[name] else { return nil }
-    return (error as? URLError)?.code == code
+    return urlErrorCode(of: error) == code
+  }
+
+  /// The status of an ``HTTPStatusProviding`` error, or nil.
+  ///
+  /// The error is opened first, so that the cast starts from its concrete type rather than
+  /// from the error box.
+  @inline(__always)
+  static func statusCode(of error: any Error) -> Int? {
+    statusCode(opening: error)
+  }
+
+  private static func statusCode<E: Error>(opening error: E) -> Int? {
+    (error as? any HTTPStatusProviding)?.statusCode
+  }
+
+  /// The code of a `URLError`, or nil; opened first, as ``statusCode(of:)`` is.
+  @inline(__always)
+  static func urlErrorCode(of error: any Error) -> URLError.Code? {
+    urlErrorCode(opening: error)
+  }
+
+  private static func urlErrorCode<E: Error>(opening error: E) -> URLError.Code? {
+    (error as? URLError)?.code
   }
 
   /// Whether `error` is in `transient`.
@@ -109,10 +132,10 @@ enum HTTPErrorClasses {
   @inline(__always)
   static func isTransient(_ error: any Error, isURLError: Bool) -> Bool {
     if isURLError {
-      guard let code = (error as? URLError)?.code else { return false }
+      guard let code = urlErrorCode(of: error) else { return false }
       return isTransient(code)
     }
-    guard let status = (error as? any HTTPStatusProviding)?.statusCode else { return false }
+    guard let status = statusCode(of: error) else { return false }
     return isTransientStatus(status)
   }
 
