@@ -11,7 +11,8 @@ import RetryPolicy
 /// - `cancel` (or `cancellation`, `CancellationError`): the attempt throws `CancellationError`,
 ///   which is never retried, even by a rule that names it.
 /// - `CLASS`: the attempt fails with an error of that class, such as `serverError` or
-///   `timeout` (an attempt cut off by the policy's `timeout`).
+///   `timeout` (an attempt cut off by the policy's `timeout`); a status such as `503` fails
+///   with an error of that HTTP status (matched by `503`, `5xx`, `transient`).
 /// - `*N`: the outcome happens N times in a row (`serverError*3`).
 /// - `@D`: the error carries a Retry-After of D (`serverError@5s`), which rules with
 ///   `honoring retry-after` use instead of their own delay.
@@ -107,7 +108,9 @@ struct OutcomeScript: Sendable, Equatable {
     var rest = item[...]
     let name = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     rest = rest.dropFirst(name.count)
-    guard let first = name.first, first.isLetter || first == "_" else {
+    // A name, or an HTTP status (`503`), whose error matches `503`, `5xx` and `transient`.
+    let isStatus = name.count == 3 && name.allSatisfy(\.isNumber)
+    guard let first = name.first, first.isLetter || first == "_" || isStatus else {
       throw .other("invalid outcome '\(item)'; expected 'ok', 'cancel' or an error class name")
     }
     var outcome: Outcome

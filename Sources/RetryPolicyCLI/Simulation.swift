@@ -28,11 +28,13 @@ struct Simulation: Sendable {
   static let attemptLimit = 10_001
 
   /// The error a scripted attempt throws: its class is `errorClass`.
-  struct ScriptedError: Error, RetryAfterProviding, CustomStringConvertible {
+  struct ScriptedError: HTTPStatusProviding, RetryAfterProviding, CustomStringConvertible {
     /// The class name from the script.
     var errorClass: String
     /// The Retry-After the error carries.
     var retryAfter: Duration?
+    /// The HTTP status of an outcome written as one (`503`), 0 for a named class.
+    var statusCode: Int { Int(errorClass) ?? 0 }
 
     var description: String { errorClass }
   }
@@ -43,9 +45,16 @@ struct Simulation: Sendable {
     let log = EventLog(clock: clock)
     var classes: [String: @Sendable (any Error) -> Bool] = [:]
     for step in script.steps {
-      guard let name = step.outcome.errorClass, !Vocabulary.builtInErrorClasses.contains(name)
-      else { continue }
+      guard let name = step.outcome.errorClass, name != "any", name != "timeout" else {
+        continue
+      }
       classes[name] = { ($0 as? ScriptedError)?.errorClass == name }
+    }
+    // A scripted URL error name (`timedOut`) is in `transient` too, as the real one is.
+    classes["transient"] = { error in
+      guard let name = (error as? ScriptedError)?.errorClass else { return false }
+      return name == "transient"
+        || (Vocabulary.builtInErrorClasses.contains(name) && name != "any" && name != "timeout")
     }
     var hooks: [String: @Sendable () async throws -> Void] = [:]
     for hook in policy.rules.compactMap(\.hook) {

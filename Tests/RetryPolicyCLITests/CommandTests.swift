@@ -350,6 +350,21 @@ struct SimulateCommandTests {
     #expect(result.standardOutput.contains("failed after 1 attempt in 0s, throwing badRequest"))
   }
 
+  @Test("HTTP statuses and URL error names script outcomes matched by 5xx, 429 and transient")
+  func httpOutcomes() async {
+    let result = await ToolRunner.run([
+      "simulate", "retry 3 on 5xx, 429, transient backoff 1s max 30s honoring retry-after",
+      "--outcomes", "503,429@5s,timedOut,ok", "--seed", "1",
+    ])
+    #expect(result.status == 0)
+    #expect(result.standardOutput.contains("result: succeeded on attempt 4 after 10s"))
+    let notMatched = await ToolRunner.run([
+      "simulate", "retry 3 on 5xx", "--outcomes", "404", "--seed", "1",
+    ])
+    #expect(notMatched.status == 1)
+    #expect(notMatched.standardOutput.contains("gave up: error not matched"))
+  }
+
   @Test("within stops a server that stays down")
   func deadline() async throws {
     let result = await ToolRunner.run([

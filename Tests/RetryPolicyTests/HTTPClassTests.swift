@@ -102,4 +102,17 @@ struct HTTPClassTests {
     }
     #expect(calls == 1)
   }
+
+  @Test("every URL error name is a class of its own and in transient; other codes are not")
+  func urlErrorNamesAreTransient() {
+    #expect(HTTPErrorClasses.urlErrorCodes.count == 18)
+    for (name, code) in HTTPErrorClasses.urlErrorCodes {
+      #expect(HTTPErrorClasses.isTransient(code), "\(name)")
+      #expect(ErrorClassification(URLError(code)).matches(name))
+      #expect(ErrorClassification(URLError(code)).matches("transient"))
+    }
+    for code in [URLError.Code.badURL, .cancelled, .userAuthenticationRequired, .unknown] {
+      #expect(!HTTPErrorClasses.isTransient(code))
+    }
+  }
 }

@@ -21,8 +21,8 @@ public protocol HTTPStatusProviding: Error {
 /// status classes (`5xx`), the retry-worthy `URLError` codes by their Swift names, and
 /// `transient`.
 package enum HTTPErrorClasses {
-  /// The statuses `transient` contains: 408, 500, 502, 503 and 504.
-  package static let transientStatuses: Set<Int> = [408, 500, 502, 503, 504]
+  /// The statuses `transient` contains, in order (``isTransientStatus(_:)`` decides faster).
+  package static let transientStatuses: [Int] = [408, 500, 502, 503, 504]
 
   /// The retry-worthy `URLError` codes, by the Swift names that are their class names: the
   /// codes Alamofire's `RetryPolicy` retries by default, all of which `transient` contains.
@@ -46,9 +46,6 @@ package enum HTTPErrorClasses {
     "serverCertificateNotYetValid": .serverCertificateNotYetValid,
     "timedOut": .timedOut,
   ]
-
-  /// The codes of ``urlErrorCodes``, for `transient`.
-  static let transientURLErrorCodes: Set<URLError.Code> = Set(urlErrorCodes.values)
 
   /// The built-in class names that are words: `transient` and the URL error names.
   static let names: Set<String> = Set(urlErrorCodes.keys).union(["transient"])
@@ -99,22 +96,74 @@ package enum HTTPErrorClasses {
   static func matches(_ name: String, _ error: any Error) -> Bool? {
     if isStatusForm(name) {
       guard let range = statuses(of: name),
-        let status = (error as? any HTTPStatusProviding)?.statusCode
+        let status = statusCode(of: error)
       else { return false }
       return range.contains(status)
     }
-    if name == "transient" { return isTransient(error) }
+    if name == "transient" { return isTransient(error, isURLError: error is URLError) }
     guard let code = urlErrorCodes[name] else { return nil }
-    return (error as? URLError)?.code == code
+    return urlErrorCode(of: error) == code
   }
 
-  /// Whether `error` is in `transient`: a retry-worthy URL error or a status 408, 500, 502,
-  /// 503 or 504.
-  static func isTransient(_ error: any Error) -> Bool {
-    if let urlError = error as? URLError { return transientURLErrorCodes.contains(urlError.code) }
-    if let status = (error as? any HTTPStatusProviding)?.statusCode {
-      return transientStatuses.contains(status)
+  /// The status of an ``HTTPStatusProviding`` error, or nil.
+  ///
+  /// The error is opened first, so that the cast starts from its concrete type rather than
+  /// from the error box.
+  @inline(__always)
+  static func statusCode(of error: any Error) -> Int? {
+    statusCode(opening: error)
+  }
+
+  private static func statusCode<E: Error>(opening error: E) -> Int? {
+    (error as? any HTTPStatusProviding)?.statusCode
+  }
+
+  /// The code of a `URLError`, or nil; opened first, as ``statusCode(of:)`` is.
+  @inline(__always)
+  static func urlErrorCode(of error: any Error) -> URLError.Code? {
+    urlErrorCode(opening: error)
+  }
+
+  private static func urlErrorCode<E: Error>(opening error: E) -> URLError.Code? {
+    (error as? URLError)?.code
+  }
+
+  /// Whether `error` is in `transient`.
+  ///
+  /// It is when it is a retry-worthy URL error or has a status 408, 500, 502, 503 or 504.
+  /// `isURLError` says whether the error's type is `URLError` (the caller knows).
+  @inline(__always)
+  static func isTransient(_ error: any Error, isURLError: Bool) -> Bool {
+    if isURLError {
+      guard let code = urlErrorCode(of: error) else { return false }
+      return isTransient(code)
     }
-    return false
+    guard let status = statusCode(of: error) else { return false }
+    return isTransientStatus(status)
+  }
+
+  /// Whether `transient` holds the status: 408, 500, 502, 503, 504 (a switch, not a set: no
+  /// hashing on the path of every failed attempt).
+  @inline(__always)
+  static func isTransientStatus(_ status: Int) -> Bool {
+    switch status {
+    case 408, 500, 502, 503, 504: true
+    default: false
+    }
+  }
+
+  /// Whether `transient` holds the URL error code: one of ``urlErrorCodes``.
+  static func isTransient(_ code: URLError.Code) -> Bool {
+    switch code {
+    case .backgroundSessionInUseByAnotherProcess, .backgroundSessionWasDisconnected,
+      .badServerResponse, .callIsActive, .cannotConnectToHost, .cannotFindHost,
+      .cannotLoadFromNetwork, .dataNotAllowed, .dnsLookupFailed,
+      .downloadDecodingFailedMidStream, .downloadDecodingFailedToComplete,
+      .internationalRoamingOff, .networkConnectionLost, .notConnectedToInternet,
+      .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+      .timedOut:
+      true
+    default: false
+    }
   }
 }

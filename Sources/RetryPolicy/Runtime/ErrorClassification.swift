@@ -65,7 +65,9 @@ package struct ErrorClassification {
     if HTTPErrorClasses.isStatusForm(name) {
       return HTTPErrorClasses.matches(name, error) ?? false
     }
-    if name == "transient", HTTPErrorClasses.isTransient(error) { return true }
+    if name == "transient", HTTPErrorClasses.isTransient(error, isURLError: isURLError) {
+      return true
+    }
     if isURLError, HTTPErrorClasses.matches(name, error) == true { return true }
     return ErrorNameCache.shared.caseName(of: error) == name
       || ErrorNameCache.shared.typeNames(of: error).contains(name)

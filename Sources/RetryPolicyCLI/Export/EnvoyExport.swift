@@ -142,7 +142,7 @@ enum EnvoyExport {
         }
         if name == "transient" {
           add("retriable-status-codes")
-          for code in HTTPErrorClasses.transientStatuses.sorted() where !statuses.contains(code) {
+          for code in HTTPErrorClasses.transientStatuses where !statuses.contains(code) {
             statuses.append(code)
           }
           for condition in ["reset", "connect-failure"] { add(condition) }
