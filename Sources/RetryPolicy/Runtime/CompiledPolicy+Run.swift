@@ -13,6 +13,9 @@ extension CompiledPolicy {
   /// Cancellation: the first attempt always starts; after that, a cancelled task stops waiting
   /// at once, never starts another attempt, and `run` throws `CancellationError`.
   ///
+  /// Attempts never overlap here, so `hedge N after D` is not applied: a hedged policy runs
+  /// its attempts one after another. ``runHedged(in:_:)`` races them.
+  ///
   /// Errors match a class name when the host registered it with a predicate (see
   /// ``RetryEnvironment``), when it is the error's type name (`URLError`), or when the error is
   /// an enum value with that case name (`APIError.serverError(code: 503)` is a `serverError`).
