@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// What the command plugins share (a copy in each: plugins cannot share a target): finding
+/// What the command plugins share (one file, linked into each: plugins cannot share a target): finding
 /// the `.retry` files and running the tool on them.
 enum RetryPolicyFiles {
   /// A failed run of the tool; SwiftPM prints the message and the command exits non-zero.
