@@ -45,7 +45,7 @@ struct FileChecker: DeclarationConsumer {
   var diagnostics: DiagnosticList { DiagnosticList.merged(names.diagnostics, checkerDiagnostics) }
 
   mutating func beginDeclaration() {
-    checker = PolicyChecker(vocabulary: vocabulary)
+    checker.reset()
   }
 
   mutating func beginLine(head: RetryHeadSyntax?) { checker.beginLine(head: head) }

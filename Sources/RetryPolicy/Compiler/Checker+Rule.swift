@@ -285,7 +285,7 @@ extension PolicyChecker {
     }
     let longest = PolicyLimits.longestDuration(in: literal.unit)
     if duration > PolicyLimits.longestDuration
-      || Literals.order(of: literal.number, comparedWith: longest) == .above
+      || Literals.order(of: literal.digits, comparedWith: longest) == .above
     {
       report(.durationTooLong(literal.text), at: literal.range)
       return nil
@@ -306,13 +306,13 @@ extension PolicyChecker {
     }
     // Compared as written: `x0.99999999999999999999` is below 1, though it rounds to 1.
     let comparedWithSmallest = Literals.order(
-      of: number.text, comparedWith: PolicyLimits.smallestFactor)
+      of: number.digits, comparedWith: PolicyLimits.smallestFactor)
     if comparedWithSmallest == .below {
       report(.factorBelowOne(number.text), at: number.range)
       return nil
     }
     guard
-      Literals.order(of: number.text, comparedWith: PolicyLimits.largestFactor) != .above,
+      Literals.order(of: number.digits, comparedWith: PolicyLimits.largestFactor) != .above,
       factor.isFinite
     else {
       report(.factorTooLarge(number.text), at: number.range)
@@ -334,7 +334,7 @@ extension PolicyChecker {
         isIncomplete = true
         return nil
       }
-      guard Self.isPercentInRange(number.text) else {
+      guard Self.isPercentInRange(number.digits) else {
         report(.jitterOutOfRange(number.text), at: number.range)
         return nil
       }
@@ -343,7 +343,7 @@ extension PolicyChecker {
   }
 
   /// Whether a percentage as written is above 0 and at most 100, compared exactly.
-  static func isPercentInRange(_ text: String) -> Bool {
+  static func isPercentInRange(_ text: LiteralText) -> Bool {
     Literals.order(of: text, comparedWith: 0) == .above
       && Literals.order(of: text, comparedWith: PolicyLimits.largestPercent) != .above
   }

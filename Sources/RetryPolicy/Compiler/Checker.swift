@@ -53,6 +53,33 @@ struct PolicyChecker {
     self.vocabulary = vocabulary
   }
 
+  /// Makes the checker as new, in place, for the next policy of a file.
+  ///
+  /// A checker is large, and making a new one for each declaration copied it twice. Every
+  /// stored property but `vocabulary` is set back to its initial value; the hedge conflicts
+  /// and `forever` counts keep their room.
+  mutating func reset() {
+    diagnostics = DiagnosticList()
+    hasErrors = false
+    isIncomplete = false
+    withinClause = nil
+    deadline = nil
+    timeoutClause = nil
+    attemptTimeout = nil
+    budgetClause = nil
+    budgetRatio = nil
+    hedgeClause = nil
+    hedge = nil
+    hedgeConflicts.removeAll(keepingCapacity: true)
+    foreverCounts.removeAll(keepingCapacity: true)
+    catchAllLine = nil
+    ruleCount = 0
+    rules = []
+    // Outside a rule the rule's state is already empty (`finishRule` empties it).
+    if isReadingRule { rule = RuleState() }
+    isReadingRule = false
+  }
+
   /// Checks a policy body and returns its compiled form, or nil when anything is wrong.
   ///
   /// - Parameters:
@@ -150,7 +177,7 @@ struct PolicyChecker {
     case .budget(let number):
       var checked: Double?
       if let percent = number.value {
-        if Self.isPercentInRange(number.text) {
+        if Self.isPercentInRange(number.digits) {
           checked = percent / 100
         } else {
           report(.budgetOutOfRange(number.text), at: number.range)
