@@ -101,14 +101,8 @@ extension PolicyChecker {
 
   /// Checks the next clause of the rule being read.
   mutating func checkRuleClause(_ clause: ClauseSyntax) {
-    // The rule's state is changed in place: it is large, and this runs for every clause.
-    switch clause.kind {
-    case .delay, .backoff, .delays, .jitter, .max, .after, .honoringRetryAfter:
-      // Reported at the policy's end when it has `hedge`, which may come later.
-      hedgeConflicts.append((clause.keyword, clause.keywordRange))
-    default:
-      break
-    }
+    // The rule's state is changed in place: it is large, and this runs for every clause. One
+    // switch over the clause: each look at a clause's kind copies it.
     switch clause.kind {
     case .within, .timeout, .budget, .hedge:
       checkPolicyWide(clause)
@@ -124,50 +118,70 @@ extension PolicyChecker {
         rule.exceptRange = clause.keywordRange
         rule.exceptNames = names
       }
-    case .immediately, .delay, .backoff, .delays:
-      let keyword: Keyword
-      switch clause.kind {
-      case .immediately: keyword = .immediately
-      case .delay: keyword = .delay
-      case .backoff: keyword = .backoff
-      default: keyword = .delays
-      }
-      guard let first = rule.delayClause else {
-        // The first delay clause: its checked shape goes straight into the rule's state.
-        rule.shape = checkDelayClause(clause)
-        rule.delayClause = (keyword, clause.keywordRange)
-        if keyword != .immediately { rule.retriesImmediately = false }
-        return
-      }
-      _ = checkDelayClause(clause)
-      if first.keyword == keyword {
-        _ = isFirst(clause, after: first.range)
-      } else {
-        let firstKeyword = first.keyword.rawValue
-        report(
-          .conflictingDelay(keyword.rawValue, with: firstKeyword), at: clause.keywordRange,
-          notes: [Diagnostic(.firstGivenHere(firstKeyword), at: first.range)])
-      }
+    case .immediately:
+      checkDelayClause(clause, keyword: .immediately)
+    case .delay:
+      noteHedgeConflict(.delay, at: clause.keywordRange)
+      checkDelayClause(clause, keyword: .delay)
+    case .backoff:
+      noteHedgeConflict(.backoff, at: clause.keywordRange)
+      checkDelayClause(clause, keyword: .backoff)
+    case .delays:
+      noteHedgeConflict(.delays, at: clause.keywordRange)
+      checkDelayClause(clause, keyword: .delays)
     case .jitter(let syntax):
+      noteHedgeConflict(.jitter, at: clause.keywordRange)
       let checked = checkJitter(syntax)
       if isFirst(clause, after: rule.jitterRange) {
         rule.jitterRange = clause.keywordRange
         rule.jitter = checked
       }
     case .max(let literal):
+      noteHedgeConflict(.max, at: clause.keywordRange)
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
       if isFirst(clause, after: rule.maxClause?.range) {
         rule.maxClause = (clause.keywordRange, literal.digits, literal.unit)
         rule.cap = checked
       }
     case .after(let name):
+      noteHedgeConflict(.after, at: clause.keywordRange)
       checkHook(name)
       if isFirst(clause, after: rule.afterRange) {
         rule.afterRange = clause.keywordRange
         rule.hook = name.text
       }
     case .honoringRetryAfter:
+      noteHedgeConflict(.honoring, at: clause.keywordRange)
       if isFirst(clause, after: rule.honoringRange) { rule.honoringRange = clause.keywordRange }
+    }
+  }
+
+  /// Keeps a rule clause that has no meaning under `hedge`, reported at the policy's end when
+  /// it has `hedge`, which may come later.
+  mutating func noteHedgeConflict(_ keyword: Keyword, at range: SourceRange) {
+    // Room for a rule's worth at once, rather than growing one by one.
+    if hedgeConflicts.capacity == 0 { hedgeConflicts.reserveCapacity(4) }
+    hedgeConflicts.append((keyword, range))
+  }
+
+  /// Checks a delay clause (`immediately`, `delay`, `backoff`, `delays`) of the rule being
+  /// read, whose keyword is `keyword`.
+  mutating func checkDelayClause(_ clause: ClauseSyntax, keyword: Keyword) {
+    guard let first = rule.delayClause else {
+      // The first delay clause: its checked shape goes straight into the rule's state.
+      rule.shape = checkDelayClause(clause)
+      rule.delayClause = (keyword, clause.keywordRange)
+      if keyword != .immediately { rule.retriesImmediately = false }
+      return
+    }
+    _ = checkDelayClause(clause)
+    if first.keyword == keyword {
+      _ = isFirst(clause, after: first.range)
+    } else {
+      let firstKeyword = first.keyword.rawValue
+      report(
+        .conflictingDelay(keyword.rawValue, with: firstKeyword), at: clause.keywordRange,
+        notes: [Diagnostic(.firstGivenHere(firstKeyword), at: first.range)])
     }
   }
 

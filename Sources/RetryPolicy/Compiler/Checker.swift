@@ -35,8 +35,9 @@ struct PolicyChecker {
   /// The range of the first `hedge` keyword.
   var hedgeClause: SourceRange?
   var hedge: HedgePolicy?
-  /// The rule clauses that have no meaning under `hedge`, reported when the policy has it.
-  var hedgeConflicts: [(keyword: String, range: SourceRange)] = []
+  /// The rule clauses that have no meaning under `hedge`, reported when the policy has it:
+  /// their keywords (`honoring` for `honoring retry-after`) and ranges, plain data.
+  var hedgeConflicts: [(keyword: Keyword, range: SourceRange)] = []
   /// The counts of `retry forever` heads, checked against `within` at the end.
   var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
@@ -224,7 +225,9 @@ struct PolicyChecker {
     }
     if hedgeClause != nil {
       for conflict in hedgeConflicts {
-        report(.hedgeConflict(conflict.keyword), at: conflict.range)
+        let keyword =
+          conflict.keyword == .honoring ? "honoring retry-after" : conflict.keyword.rawValue
+        report(.hedgeConflict(keyword), at: conflict.range)
       }
     }
     if ruleCount == 0 && !hasSyntaxErrors {
