@@ -297,9 +297,13 @@ extension PolicyChecker {
       isIncomplete = true
       return nil
     }
-    let longest = PolicyLimits.longestDuration(in: literal.unit)
+    // Fractions only add to a duration, so one below the longest is no longer as written;
+    // at the longest, the digits say whether it is above (`10000.0000000000001h`).
     if duration > PolicyLimits.longestDuration
-      || Literals.order(of: literal.digits, comparedWith: longest) == .above
+      || (duration == PolicyLimits.longestDuration
+        && Literals.order(
+          of: literal.digits, comparedWith: PolicyLimits.longestDuration(in: literal.unit))
+          == .above)
     {
       report(.durationTooLong(literal.text), at: literal.range)
       return nil
@@ -320,13 +324,14 @@ extension PolicyChecker {
     }
     // Compared as written: `x0.99999999999999999999` is below 1, though it rounds to 1.
     let comparedWithSmallest = Literals.order(
-      of: number.digits, comparedWith: PolicyLimits.smallestFactor)
+      of: number.digits, value: factor, comparedWith: PolicyLimits.smallestFactor)
     if comparedWithSmallest == .below {
       report(.factorBelowOne(number.text), at: number.range)
       return nil
     }
     guard
-      Literals.order(of: number.digits, comparedWith: PolicyLimits.largestFactor) != .above,
+      Literals.order(of: number.digits, value: factor, comparedWith: PolicyLimits.largestFactor)
+        != .above,
       factor.isFinite
     else {
       report(.factorTooLarge(number.text), at: number.range)
@@ -348,7 +353,7 @@ extension PolicyChecker {
         isIncomplete = true
         return nil
       }
-      guard Self.isPercentInRange(number.digits) else {
+      guard Self.isPercentInRange(number.digits, value: percent) else {
         report(.jitterOutOfRange(number.text), at: number.range)
         return nil
       }
@@ -357,9 +362,10 @@ extension PolicyChecker {
   }
 
   /// Whether a percentage as written is above 0 and at most 100, compared exactly.
-  static func isPercentInRange(_ text: LiteralText) -> Bool {
-    Literals.order(of: text, comparedWith: 0) == .above
-      && Literals.order(of: text, comparedWith: PolicyLimits.largestPercent) != .above
+  static func isPercentInRange(_ text: LiteralText, value: Double) -> Bool {
+    Literals.order(of: text, value: value, comparedWith: 0) == .above
+      && Literals.order(of: text, value: value, comparedWith: PolicyLimits.largestPercent)
+        != .above
   }
 
   // MARK: Names

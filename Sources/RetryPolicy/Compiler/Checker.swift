@@ -178,7 +178,7 @@ struct PolicyChecker {
     case .budget(let number):
       var checked: Double?
       if let percent = number.value {
-        if Self.isPercentInRange(number.digits) {
+        if Self.isPercentInRange(number.digits, value: percent) {
           checked = percent / 100
         } else {
           report(.budgetOutOfRange(number.text), at: number.range)

@@ -115,6 +115,17 @@ enum Literals {
     digits.withUTF8 { order(of: $0, comparedWith: bound) }
   }
 
+  /// How a number as written, whose value read as a `Double` is `value`, compares with
+  /// `bound`: from the value when it is clearly on one side, else exactly from its digits.
+  static func order(of digits: LiteralText, value: Double, comparedWith bound: Int) -> Order {
+    // A `Double` read from digits is within a relative 2^-52 of them: more than a quarter
+    // from a bound (the bounds are small whole numbers), it is on the same side as they are.
+    let limit = Double(bound)
+    if value < limit - 0.25 { return .below }
+    if value > limit + 0.25 { return .above }
+    return order(of: digits, comparedWith: bound)
+  }
+
   /// ``order(of:comparedWith:)-(String,_)`` of the UTF-8 bytes of a number as written.
   static func order<Bytes: Sequence<UInt8>>(of bytes: Bytes, comparedWith bound: Int) -> Order {
     // The integer part's value, exact while it fits (any `Int` bound does), and whether any
