@@ -103,7 +103,8 @@ extension PolicyChecker {
   mutating func checkRuleClause(_ clause: ClauseSyntax) {
     // The rule's state is changed in place: it is large, and this runs for every clause. One
     // switch over the clause: each look at a clause's kind copies it.
-    switch clause.kind {
+    let kind = clause.kind
+    switch kind {
     case .within, .timeout, .budget, .hedge:
       checkPolicyWide(clause)
     case .on(let names):
