@@ -193,15 +193,14 @@ extension PolicyChecker {
   mutating func finishRule(isComplete: Bool) {
     guard isReadingRule, let head = rule.head else { return }
     isReadingRule = false
-    // Moved out, not copied: the state is large.
-    var state = RuleState()
-    swap(&state, &rule)
+    // Read in place, not moved out (the state is large), and emptied for the next rule.
+    defer { rule = RuleState() }
     var errorClasses: [String] = []
     var excludedClasses: [String] = []
-    if let onNames = state.onNames { errorClasses = Self.texts(of: onNames) }
-    if let exceptNames = state.exceptNames {
+    if let onNames = rule.onNames { errorClasses = Self.texts(of: onNames) }
+    if let exceptNames = rule.exceptNames {
       excludedClasses = Self.texts(of: exceptNames)
-      if let included = state.onNames {
+      if let included = rule.onNames {
         // Where each class of `on` is first given: one pass over each list, however long.
         var firsts: [String: SourceRange] = [:]
         firsts.reserveCapacity(included.count)
@@ -217,13 +216,13 @@ extension PolicyChecker {
 
     // On a line with a syntax error the delay clause may be the broken one: saying that the
     // rule has no delay would only mislead.
-    if let jitterRange = state.jitterRange, state.retriesImmediately, isComplete {
+    if let jitterRange = rule.jitterRange, rule.retriesImmediately, isComplete {
       report(.jitterWithoutDelay, at: jitterRange)
     }
-    if let maxClause = state.maxClause {
-      if (state.retriesImmediately && isComplete) || state.shape?.isAlwaysZero == true {
+    if let maxClause = rule.maxClause {
+      if (rule.retriesImmediately && isComplete) || rule.shape?.isAlwaysZero == true {
         report(.capWithoutDelay, at: maxClause.range)
-      } else if let cap = state.cap, let first = state.shape?.firstDelay, cap < first {
+      } else if let cap = rule.cap, let first = rule.shape?.firstDelay, cap < first {
         report(
           .capBelowFirstDelay(
             cap: maxClause.digits.string + maxClause.unit.rawValue, firstDelay: first.policyText),
@@ -233,19 +232,19 @@ extension PolicyChecker {
 
     if let catchAllLine {
       report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
-    } else if state.exceptRange == nil, state.onRange == nil || errorClasses.contains("any") {
+    } else if rule.exceptRange == nil, rule.onRange == nil || errorClasses.contains("any") {
       catchAllLine = head.range.start.line
     }
 
     // A missing value here was reported above (or by the parser): nothing to compile.
-    guard state.maxCount != nil || head.count == .forever else { return }
-    if state.delayClause != nil && state.shape == nil { return }
-    if state.jitterRange != nil && state.jitter == nil { return }
-    if state.maxClause != nil && state.cap == nil { return }
+    guard rule.maxCount != nil || head.count == .forever else { return }
+    if rule.delayClause != nil && rule.shape == nil { return }
+    if rule.jitterRange != nil && rule.jitter == nil { return }
+    if rule.maxClause != nil && rule.cap == nil { return }
     let compiled = RetryRule(
-      behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
-      errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
-      maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil)
+      behavior: (rule.shape ?? .immediate).behavior(maxCount: rule.maxCount),
+      errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: rule.jitter,
+      maxDelay: rule.cap, hook: rule.hook, honorsRetryAfter: rule.honoringRange != nil)
     rules.append(consume compiled)
   }
 
