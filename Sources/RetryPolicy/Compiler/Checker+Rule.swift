@@ -71,7 +71,7 @@ extension PolicyChecker {
     var exceptRange: SourceRange?
     var jitterRange: SourceRange?
     /// The first `max`'s keyword range and its duration as written.
-    var maxClause: (range: SourceRange, digits: LiteralText, unit: DurationUnit)?
+    var maxClause: DurationClause?
     var afterRange: SourceRange?
     var honoringRange: SourceRange?
     var retriesImmediately = true
@@ -141,7 +141,7 @@ extension PolicyChecker {
       noteHedgeConflict(.max, at: clause.keywordRange)
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
       if isFirst(clause, after: rule.maxClause?.range) {
-        rule.maxClause = (clause.keywordRange, literal.digits, literal.unit)
+        rule.maxClause = DurationClause(clause.keywordRange, literal)
         rule.cap = checked
       }
     case .after(let name):
@@ -225,7 +225,7 @@ extension PolicyChecker {
       } else if let cap = rule.cap, let first = rule.shape?.firstDelay, cap < first {
         report(
           .capBelowFirstDelay(
-            cap: maxClause.digits.string + maxClause.unit.rawValue, firstDelay: first.policyText),
+            cap: maxClause.text, firstDelay: first.policyText),
           at: maxClause.range)
       }
     }
