@@ -18,6 +18,26 @@ struct LiteralTextTests {
     #expect(LiteralText(text).hashValue == fromBytes.hashValue)
   }
 
+  @Test(
+    "a literal's bytes read in place are its text, and compare with a bound as its string does",
+    arguments: [
+      "", "5", "1.5", "100", "100.0", "100.000000001", "99.99", "12345678", "123456789",
+      "1234567890.12345", "1234567890.123456", "0.000000000000000000000001",
+      "100000000000000000000000", "café",
+    ])
+  func bytesInPlace(text: String) {
+    let literal = LiteralText(text)
+    #expect(literal.withUTF8 { Array($0) } == Array(text.utf8))
+    for bound in [0, 1, 100, 1000] {
+      let exact = Literals.order(of: text, comparedWith: bound)
+      #expect(Literals.order(of: literal, comparedWith: bound) == exact)
+      // With the value the parser reads beside the digits, as the checker compares them.
+      if let value = Double(text) {
+        #expect(Literals.order(of: literal, value: value, comparedWith: bound) == exact)
+      }
+    }
+  }
+
   @Test("texts that differ compare unequal, and the syntax nodes keep their texts")
   func differentTexts() {
     #expect(LiteralText("1.5") != LiteralText("1.50"))

@@ -96,6 +96,14 @@ private enum FileText {
   case text(String)
   case bytes(UnsafeBufferPointer<UInt8>)
 
+  /// The length of the text in UTF-8 bytes.
+  var byteCount: Int {
+    switch self {
+    case .text(let source): source.utf8.count
+    case .bytes(let bytes): bytes.count
+    }
+  }
+
   func parse<Consumer: DeclarationConsumer>(keepsComments: Bool, into consumer: inout Consumer)
     -> (SourceRange, [CommentSyntax], DiagnosticList)
   {
@@ -123,6 +131,7 @@ private func analyze(
   keepingComments: Bool = false
 ) -> PolicyAnalysis {
   var checker = FileChecker(vocabulary: vocabulary)
+  checker.reserveCapacity(forFileOf: source.byteCount)
   let range: SourceRange
   let comments: [CommentSyntax]
   let syntaxDiagnostics: DiagnosticList

@@ -71,7 +71,7 @@ extension PolicyChecker {
     var exceptRange: SourceRange?
     var jitterRange: SourceRange?
     /// The first `max`'s keyword range and its duration as written.
-    var maxClause: (range: SourceRange, digits: LiteralText, unit: DurationUnit)?
+    var maxClause: DurationClause?
     var afterRange: SourceRange?
     var honoringRange: SourceRange?
     var retriesImmediately = true
@@ -101,15 +101,10 @@ extension PolicyChecker {
 
   /// Checks the next clause of the rule being read.
   mutating func checkRuleClause(_ clause: ClauseSyntax) {
-    // The rule's state is changed in place: it is large, and this runs for every clause.
-    switch clause.kind {
-    case .delay, .backoff, .delays, .jitter, .max, .after, .honoringRetryAfter:
-      // Reported at the policy's end when it has `hedge`, which may come later.
-      hedgeConflicts.append((clause.keyword, clause.keywordRange))
-    default:
-      break
-    }
-    switch clause.kind {
+    // The rule's state is changed in place: it is large, and this runs for every clause. One
+    // switch over the clause: each look at a clause's kind copies it.
+    let kind = clause.kind
+    switch kind {
     case .within, .timeout, .budget, .hedge:
       checkPolicyWide(clause)
     case .on(let names):
@@ -124,50 +119,70 @@ extension PolicyChecker {
         rule.exceptRange = clause.keywordRange
         rule.exceptNames = names
       }
-    case .immediately, .delay, .backoff, .delays:
-      let keyword: Keyword
-      switch clause.kind {
-      case .immediately: keyword = .immediately
-      case .delay: keyword = .delay
-      case .backoff: keyword = .backoff
-      default: keyword = .delays
-      }
-      guard let first = rule.delayClause else {
-        // The first delay clause: its checked shape goes straight into the rule's state.
-        rule.shape = checkDelayClause(clause)
-        rule.delayClause = (keyword, clause.keywordRange)
-        if keyword != .immediately { rule.retriesImmediately = false }
-        return
-      }
-      _ = checkDelayClause(clause)
-      if first.keyword == keyword {
-        _ = isFirst(clause, after: first.range)
-      } else {
-        let firstKeyword = first.keyword.rawValue
-        report(
-          .conflictingDelay(keyword.rawValue, with: firstKeyword), at: clause.keywordRange,
-          notes: [Diagnostic(.firstGivenHere(firstKeyword), at: first.range)])
-      }
+    case .immediately:
+      checkDelayClause(clause, keyword: .immediately)
+    case .delay:
+      noteHedgeConflict(.delay, at: clause.keywordRange)
+      checkDelayClause(clause, keyword: .delay)
+    case .backoff:
+      noteHedgeConflict(.backoff, at: clause.keywordRange)
+      checkDelayClause(clause, keyword: .backoff)
+    case .delays:
+      noteHedgeConflict(.delays, at: clause.keywordRange)
+      checkDelayClause(clause, keyword: .delays)
     case .jitter(let syntax):
+      noteHedgeConflict(.jitter, at: clause.keywordRange)
       let checked = checkJitter(syntax)
       if isFirst(clause, after: rule.jitterRange) {
         rule.jitterRange = clause.keywordRange
         rule.jitter = checked
       }
     case .max(let literal):
+      noteHedgeConflict(.max, at: clause.keywordRange)
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
       if isFirst(clause, after: rule.maxClause?.range) {
-        rule.maxClause = (clause.keywordRange, literal.digits, literal.unit)
+        rule.maxClause = DurationClause(clause.keywordRange, literal)
         rule.cap = checked
       }
     case .after(let name):
+      noteHedgeConflict(.after, at: clause.keywordRange)
       checkHook(name)
       if isFirst(clause, after: rule.afterRange) {
         rule.afterRange = clause.keywordRange
         rule.hook = name.text
       }
     case .honoringRetryAfter:
+      noteHedgeConflict(.honoring, at: clause.keywordRange)
       if isFirst(clause, after: rule.honoringRange) { rule.honoringRange = clause.keywordRange }
+    }
+  }
+
+  /// Keeps a rule clause that has no meaning under `hedge`, reported at the policy's end when
+  /// it has `hedge`, which may come later.
+  mutating func noteHedgeConflict(_ keyword: Keyword, at range: SourceRange) {
+    // Room for a rule's worth at once, rather than growing one by one.
+    if hedgeConflicts.capacity == 0 { hedgeConflicts.reserveCapacity(4) }
+    hedgeConflicts.append((keyword, range))
+  }
+
+  /// Checks a delay clause (`immediately`, `delay`, `backoff`, `delays`) of the rule being
+  /// read, whose keyword is `keyword`.
+  mutating func checkDelayClause(_ clause: ClauseSyntax, keyword: Keyword) {
+    guard let first = rule.delayClause else {
+      // The first delay clause: its checked shape goes straight into the rule's state.
+      rule.shape = checkDelayClause(clause)
+      rule.delayClause = (keyword, clause.keywordRange)
+      if keyword != .immediately { rule.retriesImmediately = false }
+      return
+    }
+    _ = checkDelayClause(clause)
+    if first.keyword == keyword {
+      _ = isFirst(clause, after: first.range)
+    } else {
+      let firstKeyword = first.keyword.rawValue
+      report(
+        .conflictingDelay(keyword.rawValue, with: firstKeyword), at: clause.keywordRange,
+        notes: [Diagnostic(.firstGivenHere(firstKeyword), at: first.range)])
     }
   }
 
@@ -178,15 +193,14 @@ extension PolicyChecker {
   mutating func finishRule(isComplete: Bool) {
     guard isReadingRule, let head = rule.head else { return }
     isReadingRule = false
-    // Moved out, not copied: the state is large.
-    var state = RuleState()
-    swap(&state, &rule)
+    // Read in place, not moved out (the state is large), and emptied for the next rule.
+    defer { rule = RuleState() }
     var errorClasses: [String] = []
     var excludedClasses: [String] = []
-    if let onNames = state.onNames { errorClasses = Self.texts(of: onNames) }
-    if let exceptNames = state.exceptNames {
+    if let onNames = rule.onNames { errorClasses = Self.texts(of: onNames) }
+    if let exceptNames = rule.exceptNames {
       excludedClasses = Self.texts(of: exceptNames)
-      if let included = state.onNames {
+      if let included = rule.onNames {
         // Where each class of `on` is first given: one pass over each list, however long.
         var firsts: [String: SourceRange] = [:]
         firsts.reserveCapacity(included.count)
@@ -202,35 +216,35 @@ extension PolicyChecker {
 
     // On a line with a syntax error the delay clause may be the broken one: saying that the
     // rule has no delay would only mislead.
-    if let jitterRange = state.jitterRange, state.retriesImmediately, isComplete {
+    if let jitterRange = rule.jitterRange, rule.retriesImmediately, isComplete {
       report(.jitterWithoutDelay, at: jitterRange)
     }
-    if let maxClause = state.maxClause {
-      if (state.retriesImmediately && isComplete) || state.shape?.isAlwaysZero == true {
+    if let maxClause = rule.maxClause {
+      if (rule.retriesImmediately && isComplete) || rule.shape?.isAlwaysZero == true {
         report(.capWithoutDelay, at: maxClause.range)
-      } else if let cap = state.cap, let first = state.shape?.firstDelay, cap < first {
+      } else if let cap = rule.cap, let first = rule.shape?.firstDelay, cap < first {
         report(
           .capBelowFirstDelay(
-            cap: maxClause.digits.string + maxClause.unit.rawValue, firstDelay: first.policyText),
+            cap: maxClause.text, firstDelay: first.policyText),
           at: maxClause.range)
       }
     }
 
     if let catchAllLine {
       report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
-    } else if state.exceptRange == nil, state.onRange == nil || errorClasses.contains("any") {
+    } else if rule.exceptRange == nil, rule.onRange == nil || errorClasses.contains("any") {
       catchAllLine = head.range.start.line
     }
 
     // A missing value here was reported above (or by the parser): nothing to compile.
-    guard state.maxCount != nil || head.count == .forever else { return }
-    if state.delayClause != nil && state.shape == nil { return }
-    if state.jitterRange != nil && state.jitter == nil { return }
-    if state.maxClause != nil && state.cap == nil { return }
+    guard rule.maxCount != nil || head.count == .forever else { return }
+    if rule.delayClause != nil && rule.shape == nil { return }
+    if rule.jitterRange != nil && rule.jitter == nil { return }
+    if rule.maxClause != nil && rule.cap == nil { return }
     let compiled = RetryRule(
-      behavior: (state.shape ?? .immediate).behavior(maxCount: state.maxCount),
-      errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: state.jitter,
-      maxDelay: state.cap, hook: state.hook, honorsRetryAfter: state.honoringRange != nil)
+      behavior: (rule.shape ?? .immediate).behavior(maxCount: rule.maxCount),
+      errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: rule.jitter,
+      maxDelay: rule.cap, hook: rule.hook, honorsRetryAfter: rule.honoringRange != nil)
     rules.append(consume compiled)
   }
 
@@ -283,9 +297,13 @@ extension PolicyChecker {
       isIncomplete = true
       return nil
     }
-    let longest = PolicyLimits.longestDuration(in: literal.unit)
+    // Fractions only add to a duration, so one below the longest is no longer as written;
+    // at the longest, the digits say whether it is above (`10000.0000000000001h`).
     if duration > PolicyLimits.longestDuration
-      || Literals.order(of: literal.number, comparedWith: longest) == .above
+      || (duration == PolicyLimits.longestDuration
+        && Literals.order(
+          of: literal.digits, comparedWith: PolicyLimits.longestDuration(in: literal.unit))
+          == .above)
     {
       report(.durationTooLong(literal.text), at: literal.range)
       return nil
@@ -306,13 +324,14 @@ extension PolicyChecker {
     }
     // Compared as written: `x0.99999999999999999999` is below 1, though it rounds to 1.
     let comparedWithSmallest = Literals.order(
-      of: number.text, comparedWith: PolicyLimits.smallestFactor)
+      of: number.digits, value: factor, comparedWith: PolicyLimits.smallestFactor)
     if comparedWithSmallest == .below {
       report(.factorBelowOne(number.text), at: number.range)
       return nil
     }
     guard
-      Literals.order(of: number.text, comparedWith: PolicyLimits.largestFactor) != .above,
+      Literals.order(of: number.digits, value: factor, comparedWith: PolicyLimits.largestFactor)
+        != .above,
       factor.isFinite
     else {
       report(.factorTooLarge(number.text), at: number.range)
@@ -334,7 +353,7 @@ extension PolicyChecker {
         isIncomplete = true
         return nil
       }
-      guard Self.isPercentInRange(number.text) else {
+      guard Self.isPercentInRange(number.digits, value: percent) else {
         report(.jitterOutOfRange(number.text), at: number.range)
         return nil
       }
@@ -343,9 +362,10 @@ extension PolicyChecker {
   }
 
   /// Whether a percentage as written is above 0 and at most 100, compared exactly.
-  static func isPercentInRange(_ text: String) -> Bool {
-    Literals.order(of: text, comparedWith: 0) == .above
-      && Literals.order(of: text, comparedWith: PolicyLimits.largestPercent) != .above
+  static func isPercentInRange(_ text: LiteralText, value: Double) -> Bool {
+    Literals.order(of: text, value: value, comparedWith: 0) == .above
+      && Literals.order(of: text, value: value, comparedWith: PolicyLimits.largestPercent)
+        != .above
   }
 
   // MARK: Names

@@ -10,6 +10,25 @@
 // No arithmetic here can trap: counts and durations are compared, never computed with, and
 // percentages and factors are `Double`s.
 
+/// The first clause of a kind that takes a duration: its keyword's range and its duration.
+///
+/// A struct, not a tuple: an optional tuple of these is read through the runtime's generic
+/// tuple functions, a struct directly.
+struct DurationClause {
+  var range: SourceRange
+  var digits: LiteralText
+  var unit: DurationUnit
+
+  init(_ range: SourceRange, _ literal: DurationLiteralSyntax) {
+    self.range = range
+    digits = literal.digits
+    unit = literal.unit
+  }
+
+  /// The duration as written: `1.5s`.
+  var text: String { digits.string + unit.rawValue }
+}
+
 /// Checks one policy body and compiles it when it has no error.
 struct PolicyChecker {
   /// The host's names for error classes and hooks.
@@ -24,10 +43,10 @@ struct PolicyChecker {
 
   // Policy-wide state.
   /// The first `within`: its keyword's range and its duration as written.
-  var withinClause: (keywordRange: SourceRange, literal: DurationLiteralSyntax)?
+  var withinClause: DurationClause?
   var deadline: Duration?
   /// The first `timeout`: its keyword's range and its duration as written.
-  var timeoutClause: (keywordRange: SourceRange, literal: DurationLiteralSyntax)?
+  var timeoutClause: DurationClause?
   var attemptTimeout: Duration?
   /// The range of the first `budget` keyword.
   var budgetClause: SourceRange?
@@ -35,8 +54,9 @@ struct PolicyChecker {
   /// The range of the first `hedge` keyword.
   var hedgeClause: SourceRange?
   var hedge: HedgePolicy?
-  /// The rule clauses that have no meaning under `hedge`, reported when the policy has it.
-  var hedgeConflicts: [(keyword: String, range: SourceRange)] = []
+  /// The rule clauses that have no meaning under `hedge`, reported when the policy has it:
+  /// their keywords (`honoring` for `honoring retry-after`) and ranges, plain data.
+  var hedgeConflicts: [(keyword: Keyword, range: SourceRange)] = []
   /// The counts of `retry forever` heads, checked against `within` at the end.
   var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
@@ -51,6 +71,35 @@ struct PolicyChecker {
 
   init(vocabulary: Vocabulary) {
     self.vocabulary = vocabulary
+  }
+
+  /// Makes the checker as new, in place, for the next policy of a file.
+  ///
+  /// A checker is large, and making a new one for each declaration copied it twice. Every
+  /// stored property but `vocabulary` is set back to its initial value; the hedge conflicts
+  /// and `forever` counts keep their room.
+  mutating func reset() {
+    // What holds references is set back only when it is not empty already: destroying an
+    // empty value still costs its value witnesses.
+    if diagnostics.foundCount > 0 { diagnostics = DiagnosticList() }
+    hasErrors = false
+    isIncomplete = false
+    if withinClause != nil { withinClause = nil }
+    deadline = nil
+    if timeoutClause != nil { timeoutClause = nil }
+    attemptTimeout = nil
+    budgetClause = nil
+    budgetRatio = nil
+    hedgeClause = nil
+    hedge = nil
+    if !hedgeConflicts.isEmpty { hedgeConflicts.removeAll(keepingCapacity: true) }
+    if !foreverCounts.isEmpty { foreverCounts.removeAll(keepingCapacity: true) }
+    catchAllLine = nil
+    ruleCount = 0
+    if !rules.isEmpty { rules = [] }
+    // Outside a rule the rule's state is already empty (`finishRule` empties it).
+    if isReadingRule { rule = RuleState() }
+    isReadingRule = false
   }
 
   /// Checks a policy body and returns its compiled form, or nil when anything is wrong.
@@ -137,20 +186,20 @@ struct PolicyChecker {
     switch clause.kind {
     case .within(let literal):
       let checked = checkDuration(literal, of: "within", mustBePositive: true)
-      if isFirst(clause, after: withinClause?.keywordRange) {
-        withinClause = (clause.keywordRange, literal)
+      if isFirst(clause, after: withinClause?.range) {
+        withinClause = DurationClause(clause.keywordRange, literal)
         deadline = checked
       }
     case .timeout(let literal):
       let checked = checkDuration(literal, of: "timeout", mustBePositive: true)
-      if isFirst(clause, after: timeoutClause?.keywordRange) {
-        timeoutClause = (clause.keywordRange, literal)
+      if isFirst(clause, after: timeoutClause?.range) {
+        timeoutClause = DurationClause(clause.keywordRange, literal)
         attemptTimeout = checked
       }
     case .budget(let number):
       var checked: Double?
       if let percent = number.value {
-        if Self.isPercentInRange(number.text) {
+        if Self.isPercentInRange(number.digits, value: percent) {
           checked = percent / 100
         } else {
           report(.budgetOutOfRange(number.text), at: number.range)
@@ -192,12 +241,14 @@ struct PolicyChecker {
     {
       report(
         .timeoutNotBelowDeadline(
-          timeout: timeoutClause.literal.text, deadline: withinClause.literal.text),
-        at: timeoutClause.keywordRange)
+          timeout: timeoutClause.text, deadline: withinClause.text),
+        at: timeoutClause.range)
     }
     if hedgeClause != nil {
       for conflict in hedgeConflicts {
-        report(.hedgeConflict(conflict.keyword), at: conflict.range)
+        let keyword =
+          conflict.keyword == .honoring ? "honoring retry-after" : conflict.keyword.rawValue
+        report(.hedgeConflict(keyword), at: conflict.range)
       }
     }
     if ruleCount == 0 && !hasSyntaxErrors {

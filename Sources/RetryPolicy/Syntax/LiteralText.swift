@@ -46,6 +46,22 @@ struct LiteralText: Sendable, Hashable {
     self = string.withUTF8 { LiteralText($0) }
   }
 
+  /// Calls `body` with the text's UTF-8 bytes, read in place: no `String` is made for inline
+  /// text.
+  func withUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    switch storage {
+    case .long(let text):
+      var text = text
+      return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    case .inline(let low, let high):
+      let count = Int(high >> 56)
+      // Little-endian words hold byte 0 first in memory, then bytes 1 to 14 in order.
+      return withUnsafeBytes(of: (low.littleEndian, high.littleEndian)) { words in
+        body(UnsafeRawBufferPointer(rebasing: words[0..<count]))
+      }
+    }
+  }
+
   /// The text.
   var string: String {
     switch storage {

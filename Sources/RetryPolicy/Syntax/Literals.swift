@@ -107,13 +107,34 @@ enum Literals {
   /// `bound` (0 or more), exactly: `0.99999999999999999999` is below 1 and
   /// `100.0000000000000001` above 100, which a `Double` would round to 1 and 100.
   static func order(of text: String, comparedWith bound: Int) -> Order {
+    order(of: text.utf8, comparedWith: bound)
+  }
+
+  /// ``order(of:comparedWith:)-(String,_)`` of literal digits, read where they are kept.
+  static func order(of digits: LiteralText, comparedWith bound: Int) -> Order {
+    digits.withUTF8 { order(of: $0, comparedWith: bound) }
+  }
+
+  /// How a number as written, whose value read as a `Double` is `value`, compares with
+  /// `bound`: from the value when it is clearly on one side, else exactly from its digits.
+  static func order(of digits: LiteralText, value: Double, comparedWith bound: Int) -> Order {
+    // A `Double` read from digits is within a relative 2^-52 of them: more than a quarter
+    // from a bound (the bounds are small whole numbers), it is on the same side as they are.
+    let limit = Double(bound)
+    if value < limit - 0.25 { return .below }
+    if value > limit + 0.25 { return .above }
+    return order(of: digits, comparedWith: bound)
+  }
+
+  /// ``order(of:comparedWith:)-(String,_)`` of the UTF-8 bytes of a number as written.
+  static func order<Bytes: Sequence<UInt8>>(of bytes: Bytes, comparedWith bound: Int) -> Order {
     // The integer part's value, exact while it fits (any `Int` bound does), and whether any
     // digit after the point is not zero. Nothing is allocated: this runs for every limit.
     var integer: UInt64 = 0
     var isTooLarge = false
     var hasFraction = false
     var isFraction = false
-    for byte in text.utf8 {
+    for byte in bytes {
       if byte == UInt8(ascii: ".") {
         isFraction = true
       } else if isFraction {
