@@ -48,7 +48,7 @@ public final class TestHTTPServer: @unchecked Sendable {
 
   /// Starts a server that answers the requests with `script`, in order; past its end it
   /// answers `418` with the body `script ended`.
-  public init(script: [Reply], maxRequests: Int = 16, timeLimit: Duration = .seconds(20)) throws {
+  public init(script: [Reply], maxRequests: Int = 16, timeLimit: Duration = .seconds(120)) throws {
     guard let (descriptor, port) = Sockets.listen() else { throw StartError() }
     self.listener = descriptor
     self.port = port

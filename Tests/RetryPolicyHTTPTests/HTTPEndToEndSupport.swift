@@ -8,11 +8,14 @@ import RetryPolicyTesting
   import FoundationNetworking
 #endif
 
-/// A session that gives up on a broken test within seconds, and keeps no cookies or cache.
+/// A session that gives up on a broken test within a minute, and keeps no cookies or cache.
+///
+/// Generous on purpose: on a loaded 2-core machine a loopback answer can take seconds, and a
+/// passing test never waits for these limits (its waits are on the manual clock).
 func makeSession() -> URLSession {
   let configuration = URLSessionConfiguration.ephemeral
-  configuration.timeoutIntervalForRequest = 5
-  configuration.timeoutIntervalForResource = 10
+  configuration.timeoutIntervalForRequest = 60
+  configuration.timeoutIntervalForResource = 120
   return URLSession(configuration: configuration)
 }
 
