@@ -91,31 +91,30 @@ package enum HTTPErrorClasses {
   }
 
   /// Whether the built-in class `name` (a status form, `transient` or a URL error name)
-  /// contains `error`; nil when `name` is no such class.
+  /// contains `error`, whose dynamic type `type` identifies; nil when `name` is no such class.
   @inline(__always)
-  static func matches(_ name: String, _ error: any Error) -> Bool? {
+  static func matches(_ name: String, _ error: any Error, type: ObjectIdentifier) -> Bool? {
     if isStatusForm(name) {
       guard let range = statuses(of: name),
-        let status = statusCode(of: error)
+        let status = statusCode(of: error, type: type)
       else { return false }
       return range.contains(status)
     }
-    if name == "transient" { return isTransient(error, isURLError: error is URLError) }
+    if name == "transient" {
+      return isTransient(error, type: type, isURLError: type == ObjectIdentifier(URLError.self))
+    }
     guard let code = urlErrorCodes[name] else { return nil }
     return urlErrorCode(of: error) == code
   }
 
-  /// The status of an ``HTTPStatusProviding`` error, or nil.
+  /// The status of an ``HTTPStatusProviding`` error, whose dynamic type `type` identifies,
+  /// or nil.
   ///
-  /// The error is opened first, so that the cast starts from its concrete type rather than
-  /// from the error box.
+  /// Whether the error's type conforms is looked up once per type (``HTTPStatusReaders``);
+  /// then the status is read as the concrete type, without a cast to the protocol.
   @inline(__always)
-  static func statusCode(of error: any Error) -> Int? {
-    statusCode(opening: error)
-  }
-
-  private static func statusCode<E: Error>(opening error: E) -> Int? {
-    (error as? any HTTPStatusProviding)?.statusCode
+  static func statusCode(of error: any Error, type: ObjectIdentifier) -> Int? {
+    HTTPStatusReaders.shared.statusCode(of: error, type: type)
   }
 
   /// The code of a `URLError`, or nil; opened first, as ``statusCode(of:)`` is.
@@ -131,14 +130,15 @@ package enum HTTPErrorClasses {
   /// Whether `error` is in `transient`.
   ///
   /// It is when it is a retry-worthy URL error or has a status 408, 500, 502, 503 or 504.
-  /// `isURLError` says whether the error's type is `URLError` (the caller knows).
+  /// `type` identifies the error's dynamic type and `isURLError` says whether it is
+  /// `URLError` (the caller knows both).
   @inline(__always)
-  static func isTransient(_ error: any Error, isURLError: Bool) -> Bool {
+  static func isTransient(_ error: any Error, type: ObjectIdentifier, isURLError: Bool) -> Bool {
     if isURLError {
       guard let code = urlErrorCode(of: error) else { return false }
       return isTransient(code)
     }
-    guard let status = statusCode(of: error) else { return false }
+    guard let status = statusCode(of: error, type: type) else { return false }
     return isTransientStatus(status)
   }
 
