@@ -63,6 +63,27 @@ package enum HTTPErrorClasses {
     var utf8 = name.utf8.makeIterator()
     guard let a = utf8.next(), let b = utf8.next(), let c = utf8.next(), utf8.next() == nil
     else { return nil }
+    return statuses(a, b, c)
+  }
+
+  /// What `name` is as a status form: nil when it is none (it does not start with a digit),
+  /// `.some(nil)` when it is one but invalid, else its statuses; as ``isStatusForm(_:)`` and
+  /// ``statuses(of:)`` together say, in one pass over the bytes in place.
+  @inline(__always)
+  static func statusForm(_ name: String) -> ClosedRange<Int>?? {
+    let read = name.utf8.withContiguousStorageIfAvailable { bytes -> ClosedRange<Int>?? in
+      guard let first = bytes.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9")
+      else { return .none }
+      guard bytes.count == 3 else { return .some(nil) }
+      return .some(statuses(first, bytes[1], bytes[2]))
+    }
+    if let read { return read }
+    return isStatusForm(name) ? .some(statuses(of: name)) : .none
+  }
+
+  /// The statuses of the three bytes of a status form, or nil.
+  @inline(__always)
+  private static func statuses(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> ClosedRange<Int>? {
     let zero = UInt8(ascii: "0")
     let x = UInt8(ascii: "x")
     guard a >= UInt8(ascii: "1"), a <= UInt8(ascii: "5") else { return nil }
@@ -94,10 +115,8 @@ package enum HTTPErrorClasses {
   /// contains `error`, whose dynamic type `type` identifies; nil when `name` is no such class.
   @inline(__always)
   static func matches(_ name: String, _ error: any Error, type: ObjectIdentifier) -> Bool? {
-    if isStatusForm(name) {
-      guard let range = statuses(of: name),
-        let status = statusCode(of: error, type: type)
-      else { return false }
+    if let form = statusForm(name) {
+      guard let range = form, let status = statusCode(of: error, type: type) else { return false }
       return range.contains(status)
     }
     if name == "transient" {

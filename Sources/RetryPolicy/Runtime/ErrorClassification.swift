@@ -65,8 +65,10 @@ package struct ErrorClassification {
     default: break
     }
     if !predicates.isEmpty, let predicate = predicates[name], predicate(error) { return true }
-    if HTTPErrorClasses.isStatusForm(name) {
-      return HTTPErrorClasses.matches(name, error, type: errorType) ?? false
+    if let form = HTTPErrorClasses.statusForm(name) {
+      guard let range = form, let status = HTTPErrorClasses.statusCode(of: error, type: errorType)
+      else { return false }
+      return range.contains(status)
     }
     if name == "transient",
       HTTPErrorClasses.isTransient(error, type: errorType, isURLError: isURLError)
