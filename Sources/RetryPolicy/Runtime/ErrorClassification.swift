@@ -59,13 +59,17 @@ package struct ErrorClassification {
   /// status form (`503`, `5xx`) matches an ``HTTPStatusProviding`` error of such a status,
   /// `transient` and the URL error names (`timedOut`) match as the grammar reference lists.
   package func matches(_ name: String) -> Bool {
-    switch name {
-    case "any": return !isCancellation
-    case "timeout" where isAttemptTimeout: return true
-    default: break
+    // A status form is told by its first byte, which spares it the comparisons with words.
+    let statusForm = HTTPErrorClasses.statusForm(name)
+    if case .none = statusForm {
+      switch name {
+      case "any": return !isCancellation
+      case "timeout" where isAttemptTimeout: return true
+      default: break
+      }
     }
     if !predicates.isEmpty, let predicate = predicates[name], predicate(error) { return true }
-    if let form = HTTPErrorClasses.statusForm(name) {
+    if let form = statusForm {
       guard let range = form, let status = HTTPErrorClasses.statusCode(of: error, type: errorType)
       else { return false }
       return range.contains(status)
