@@ -63,6 +63,27 @@ package enum HTTPErrorClasses {
     var utf8 = name.utf8.makeIterator()
     guard let a = utf8.next(), let b = utf8.next(), let c = utf8.next(), utf8.next() == nil
     else { return nil }
+    return statuses(a, b, c)
+  }
+
+  /// What `name` is as a status form: nil when it is none (it does not start with a digit),
+  /// `.some(nil)` when it is one but invalid, else its statuses; as ``isStatusForm(_:)`` and
+  /// ``statuses(of:)`` together say, in one pass over the bytes in place.
+  @inline(__always)
+  static func statusForm(_ name: String) -> ClosedRange<Int>?? {
+    let read = name.utf8.withContiguousStorageIfAvailable { bytes -> ClosedRange<Int>?? in
+      guard let first = bytes.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9")
+      else { return .none }
+      guard bytes.count == 3 else { return .some(nil) }
+      return .some(statuses(first, bytes[1], bytes[2]))
+    }
+    if let read { return read }
+    return isStatusForm(name) ? .some(statuses(of: name)) : .none
+  }
+
+  /// The statuses of the three bytes of a status form, or nil.
+  @inline(__always)
+  private static func statuses(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> ClosedRange<Int>? {
     let zero = UInt8(ascii: "0")
     let x = UInt8(ascii: "x")
     guard a >= UInt8(ascii: "1"), a <= UInt8(ascii: "5") else { return nil }
@@ -91,31 +112,28 @@ package enum HTTPErrorClasses {
   }
 
   /// Whether the built-in class `name` (a status form, `transient` or a URL error name)
-  /// contains `error`; nil when `name` is no such class.
+  /// contains `error`, whose dynamic type `type` identifies; nil when `name` is no such class.
   @inline(__always)
-  static func matches(_ name: String, _ error: any Error) -> Bool? {
-    if isStatusForm(name) {
-      guard let range = statuses(of: name),
-        let status = statusCode(of: error)
-      else { return false }
+  static func matches(_ name: String, _ error: any Error, type: ObjectIdentifier) -> Bool? {
+    if let form = statusForm(name) {
+      guard let range = form, let status = statusCode(of: error, type: type) else { return false }
       return range.contains(status)
     }
-    if name == "transient" { return isTransient(error, isURLError: error is URLError) }
+    if name == "transient" {
+      return isTransient(error, type: type, isURLError: type == ObjectIdentifier(URLError.self))
+    }
     guard let code = urlErrorCodes[name] else { return nil }
     return urlErrorCode(of: error) == code
   }
 
-  /// The status of an ``HTTPStatusProviding`` error, or nil.
+  /// The status of an ``HTTPStatusProviding`` error, whose dynamic type `type` identifies,
+  /// or nil.
   ///
-  /// The error is opened first, so that the cast starts from its concrete type rather than
-  /// from the error box.
+  /// Whether the error's type conforms is looked up once per type (``HTTPStatusReaders``);
+  /// then the status is read as the concrete type, without a cast to the protocol.
   @inline(__always)
-  static func statusCode(of error: any Error) -> Int? {
-    statusCode(opening: error)
-  }
-
-  private static func statusCode<E: Error>(opening error: E) -> Int? {
-    (error as? any HTTPStatusProviding)?.statusCode
+  static func statusCode(of error: any Error, type: ObjectIdentifier) -> Int? {
+    HTTPStatusReaders.shared.statusCode(of: error, type: type)
   }
 
   /// The code of a `URLError`, or nil; opened first, as ``statusCode(of:)`` is.
@@ -125,20 +143,24 @@ package enum HTTPErrorClasses {
   }
 
   private static func urlErrorCode<E: Error>(opening error: E) -> URLError.Code? {
-    (error as? URLError)?.code
+    // `errorCode` rather than `code`: the same number, read without the generic conversion
+    // of Foundation's `code` (about 780 instructions on Linux).
+    guard let urlError = error as? URLError else { return nil }
+    return URLError.Code(rawValue: urlError.errorCode)
   }
 
   /// Whether `error` is in `transient`.
   ///
   /// It is when it is a retry-worthy URL error or has a status 408, 500, 502, 503 or 504.
-  /// `isURLError` says whether the error's type is `URLError` (the caller knows).
+  /// `type` identifies the error's dynamic type and `isURLError` says whether it is
+  /// `URLError` (the caller knows both).
   @inline(__always)
-  static func isTransient(_ error: any Error, isURLError: Bool) -> Bool {
+  static func isTransient(_ error: any Error, type: ObjectIdentifier, isURLError: Bool) -> Bool {
     if isURLError {
       guard let code = urlErrorCode(of: error) else { return false }
       return isTransient(code)
     }
-    guard let status = statusCode(of: error) else { return false }
+    guard let status = statusCode(of: error, type: type) else { return false }
     return isTransientStatus(status)
   }
 

@@ -22,6 +22,8 @@ package struct ErrorClassification {
   package let isAttemptTimeout: Bool
   /// Whether the error is a `URLError`, which the built-in URL error names may match.
   private let isURLError: Bool
+  /// The error's dynamic type, by which the HTTP classes find how to read its status.
+  private let errorType: ObjectIdentifier
   private let predicates: [String: @Sendable (any Error) -> Bool]
 
   /// Classifies `error` with the host's registered predicates.
@@ -32,6 +34,7 @@ package struct ErrorClassification {
     self.isCancellation = errorType == CancellationError.self
     self.isAttemptTimeout = errorType == AttemptTimeoutError.self
     self.isURLError = errorType == URLError.self
+    self.errorType = ObjectIdentifier(errorType)
     self.predicates = predicates
   }
 
@@ -56,19 +59,27 @@ package struct ErrorClassification {
   /// status form (`503`, `5xx`) matches an ``HTTPStatusProviding`` error of such a status,
   /// `transient` and the URL error names (`timedOut`) match as the grammar reference lists.
   package func matches(_ name: String) -> Bool {
-    switch name {
-    case "any": return !isCancellation
-    case "timeout" where isAttemptTimeout: return true
-    default: break
+    // A status form is told by its first byte, which spares it the comparisons with words.
+    let statusForm = HTTPErrorClasses.statusForm(name)
+    if case .none = statusForm {
+      switch name {
+      case "any": return !isCancellation
+      case "timeout" where isAttemptTimeout: return true
+      default: break
+      }
     }
     if !predicates.isEmpty, let predicate = predicates[name], predicate(error) { return true }
-    if HTTPErrorClasses.isStatusForm(name) {
-      return HTTPErrorClasses.matches(name, error) ?? false
+    if let form = statusForm {
+      guard let range = form, let status = HTTPErrorClasses.statusCode(of: error, type: errorType)
+      else { return false }
+      return range.contains(status)
     }
-    if name == "transient", HTTPErrorClasses.isTransient(error, isURLError: isURLError) {
+    if name == "transient",
+      HTTPErrorClasses.isTransient(error, type: errorType, isURLError: isURLError)
+    {
       return true
     }
-    if isURLError, HTTPErrorClasses.matches(name, error) == true { return true }
+    if isURLError, HTTPErrorClasses.matches(name, error, type: errorType) == true { return true }
     return ErrorNameCache.shared.caseName(of: error) == name
       || ErrorNameCache.shared.typeNames(of: error).contains(name)
   }
