@@ -1,4 +1,6 @@
 // The one file of the tool that imports the C library. Everything else calls `Platform`.
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -10,7 +12,10 @@
 #endif
 
 /// Set by the SIGWINCH handler, cleared by ``Platform/takeWindowResize()``.
-nonisolated(unsafe) private var windowWasResized = false
+///
+/// An atomic, not a plain variable: the handler runs on whichever thread takes the signal,
+/// the REPL reads it on another, and a lock-free atomic is safe in a signal handler.
+private let windowWasResized = Atomic<Bool>(false)
 
 /// The terminal settings to put back, saved when raw mode starts; read by the signal handler.
 #if !os(Windows)
@@ -297,18 +302,16 @@ enum Platform {
   /// Starts noting window resizes (SIGWINCH); see ``takeWindowResize()``.
   static func watchWindowResizes() {
     #if !os(Windows)
-      signal(SIGWINCH) { _ in windowWasResized = true }
+      signal(SIGWINCH) { _ in windowWasResized.store(true, ordering: .relaxed) }
     #endif
   }
 
   /// Whether a resize is noted and not yet taken.
-  static var isWindowResizePending: Bool { windowWasResized }
+  static var isWindowResizePending: Bool { windowWasResized.load(ordering: .relaxed) }
 
   /// Whether the window was resized since the last call.
   static func takeWindowResize() -> Bool {
-    guard windowWasResized else { return false }
-    windowWasResized = false
-    return true
+    windowWasResized.exchange(false, ordering: .relaxed)
   }
 
   /// Waits until a descriptor has input (or its end), a signal arrives or `milliseconds`
