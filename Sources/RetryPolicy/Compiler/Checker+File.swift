@@ -67,7 +67,47 @@ struct FileChecker: DeclarationConsumer {
 
   mutating func beginLine(head: RetryHeadSyntax?) { checker.beginLine(head: head) }
 
-  mutating func consume(_ clause: ClauseSyntax) { checker.consume(clause) }
+  mutating func consumeClasses(_ names: [NameSyntax], isExcept: Bool, at place: ClausePlace) {
+    checker.consumeClasses(names, isExcept: isExcept, at: place)
+  }
+
+  mutating func consumeImmediately(at place: ClausePlace) { checker.consumeImmediately(at: place) }
+
+  mutating func consumeDuration(
+    _ keyword: Keyword, _ literal: DurationLiteralSyntax, at place: ClausePlace
+  ) {
+    checker.consumeDuration(keyword, literal, at: place)
+  }
+
+  mutating func consumeBackoff(
+    _ literal: DurationLiteralSyntax, _ growth: BackoffGrowthSyntax?, at place: ClausePlace
+  ) {
+    checker.consumeBackoff(literal, growth, at: place)
+  }
+
+  mutating func consumeDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
+    checker.consumeDelays(literals, at: place)
+  }
+
+  mutating func consumeJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
+    checker.consumeJitter(syntax, at: place)
+  }
+
+  mutating func consumeHook(_ name: NameSyntax, at place: ClausePlace) {
+    checker.consumeHook(name, at: place)
+  }
+
+  mutating func consumeHonoringRetryAfter(at place: ClausePlace) {
+    checker.consumeHonoringRetryAfter(at: place)
+  }
+
+  mutating func consumeBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
+    checker.consumeBudget(number, at: place)
+  }
+
+  mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
+    checker.consumeHedge(syntax, at: place)
+  }
 
   mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
     checker.endLine(range: range, hasSyntaxErrors: hasSyntaxErrors)

@@ -143,18 +143,6 @@ struct PolicyChecker {
     if let head { beginRule(head) }
   }
 
-  /// Checks the next clause of the current line.
-  mutating func consume(_ clause: ClauseSyntax) {
-    if isReadingRule {
-      checkRuleClause(clause)
-    } else if clause.isPolicyWide {
-      checkPolicyWide(clause)
-    } else {
-      // Rule clauses without `retry`: the parser reports `expected-retry`.
-      isIncomplete = true
-    }
-  }
-
   /// Ends the current line; `hasSyntaxErrors` says whether the parser reported an error on it.
   mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
     finishRule(isComplete: !hasSyntaxErrors)
@@ -169,67 +157,17 @@ struct PolicyChecker {
     diagnostics.append(Diagnostic(message, at: range, notes: notes))
   }
 
-  /// Whether `clause` is the first of its kind: otherwise reports `duplicate-clause` with a
-  /// note at the first.
-  mutating func isFirst(_ clause: ClauseSyntax, after first: SourceRange?) -> Bool {
+  /// Whether the clause whose keyword is `keyword`, at `range`, is the first of its kind:
+  /// otherwise reports `duplicate-clause` with a note at the first.
+  mutating func isFirst(_ keyword: Keyword, at range: SourceRange, after first: SourceRange?)
+    -> Bool
+  {
     guard let first else { return true }
-    let keyword = clause.keyword
+    let written = keyword == .honoring ? "honoring retry-after" : keyword.rawValue
     report(
-      .duplicateClause(keyword, isPolicyWide: clause.isPolicyWide), at: clause.keywordRange,
-      notes: [Diagnostic(.firstGivenHere(keyword), at: first)])
+      .duplicateClause(written, isPolicyWide: keyword.isPolicyWide), at: range,
+      notes: [Diagnostic(.firstGivenHere(written), at: first)])
     return false
-  }
-
-  // MARK: Policy-wide clauses
-
-  mutating func checkPolicyWide(_ clause: ClauseSyntax) {
-    switch clause.kind {
-    case .within(let literal):
-      let checked = checkDuration(literal, of: "within", mustBePositive: true)
-      if isFirst(clause, after: withinClause?.range) {
-        withinClause = DurationClause(clause.keywordRange, literal)
-        deadline = checked
-      }
-    case .timeout(let literal):
-      let checked = checkDuration(literal, of: "timeout", mustBePositive: true)
-      if isFirst(clause, after: timeoutClause?.range) {
-        timeoutClause = DurationClause(clause.keywordRange, literal)
-        attemptTimeout = checked
-      }
-    case .budget(let number):
-      var checked: Double?
-      if let percent = number.value {
-        if Self.isPercentInRange(number.digits, value: percent) {
-          checked = percent / 100
-        } else {
-          report(.budgetOutOfRange(number.text), at: number.range)
-        }
-      } else {
-        isIncomplete = true
-      }
-      if isFirst(clause, after: budgetClause) {
-        budgetClause = clause.keywordRange
-        budgetRatio = checked
-      }
-    case .hedge(let syntax):
-      var checked: HedgePolicy?
-      let delay = checkDuration(syntax.delay, of: "hedge", mustBePositive: false)
-      if let count = syntax.count {
-        if count < 1 || count > PolicyLimits.largestHedgeCount {
-          report(.hedgeCountOutOfRange(count), at: syntax.countRange)
-        } else if let delay {
-          checked = HedgePolicy(count: count, delay: delay)
-        }
-      } else {
-        isIncomplete = true
-      }
-      if isFirst(clause, after: hedgeClause) {
-        hedgeClause = clause.keywordRange
-        hedge = checked
-      }
-    default:
-      break
-    }
   }
 
   mutating func finishPolicy(name: String?, emptyRange: SourceRange, hasSyntaxErrors: Bool) {

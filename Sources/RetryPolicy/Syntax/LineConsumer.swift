@@ -1,15 +1,70 @@
 // What the parser hands its lines and declarations to as it reads them: the tree builder
 // below, or (in the compiler) the checker itself, so that compiling needs no tree.
 
+/// Where a clause stands: its keyword's range and the whole clause's.
+struct ClausePlace {
+  /// The range of the clause's keyword (`honoring` for `honoring retry-after`).
+  var keyword: SourceRange
+  /// The range of the whole clause.
+  var clause: SourceRange
+}
+
 /// What the parser hands each line of a policy to, piece by piece, as it reads it: the tree
 /// builder (``LineCollector``), or the checker itself when no tree is wanted.
+///
+/// Each kind of clause has a method of its own that takes the clause's parts: a clause value
+/// (`ClauseSyntax`) is built only by the tree builder, so that checking a file does not build,
+/// copy and take apart a clause value for every clause.
 protocol LineConsumer {
   /// A line starts; `head` is its `retry N`, nil on a line of policy-wide clauses.
   mutating func beginLine(head: RetryHeadSyntax?)
-  /// The next clause of the line, in the order written.
-  mutating func consume(_ clause: ClauseSyntax)
+  /// `on` (or `except` when `isExcept`) and its error classes.
+  mutating func consumeClasses(_ names: [NameSyntax], isExcept: Bool, at place: ClausePlace)
+  /// `immediately`.
+  mutating func consumeImmediately(at place: ClausePlace)
+  /// A clause of one duration: `delay`, `max`, `within` or `timeout`, named by `keyword`.
+  mutating func consumeDuration(
+    _ keyword: Keyword, _ literal: DurationLiteralSyntax, at place: ClausePlace)
+  /// `backoff` and its growth.
+  mutating func consumeBackoff(
+    _ literal: DurationLiteralSyntax, _ growth: BackoffGrowthSyntax?, at place: ClausePlace)
+  /// `delays` and its durations.
+  mutating func consumeDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace)
+  /// `jitter`.
+  mutating func consumeJitter(_ syntax: JitterSyntax, at place: ClausePlace)
+  /// `after` and its hook.
+  mutating func consumeHook(_ name: NameSyntax, at place: ClausePlace)
+  /// `honoring retry-after`.
+  mutating func consumeHonoringRetryAfter(at place: ClausePlace)
+  /// `budget`.
+  mutating func consumeBudget(_ number: NumberLiteralSyntax, at place: ClausePlace)
+  /// `hedge`.
+  mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace)
   /// The line ends; `hasSyntaxErrors` says whether the parser reported an error on it.
   mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool)
+}
+
+extension LineConsumer {
+  /// Hands on a clause of a tree, as the parser hands on the clauses it reads.
+  mutating func consume(_ clause: ClauseSyntax) {
+    let place = ClausePlace(keyword: clause.keywordRange, clause: clause.range)
+    switch clause.kind {
+    case .on(let names): consumeClasses(names, isExcept: false, at: place)
+    case .except(let names): consumeClasses(names, isExcept: true, at: place)
+    case .immediately: consumeImmediately(at: place)
+    case .delay(let literal): consumeDuration(.delay, literal, at: place)
+    case .backoff(let literal, let growth): consumeBackoff(literal, growth, at: place)
+    case .delays(let literals): consumeDelays(literals, at: place)
+    case .jitter(let syntax): consumeJitter(syntax, at: place)
+    case .max(let literal): consumeDuration(.max, literal, at: place)
+    case .after(let name): consumeHook(name, at: place)
+    case .honoringRetryAfter: consumeHonoringRetryAfter(at: place)
+    case .within(let literal): consumeDuration(.within, literal, at: place)
+    case .timeout(let literal): consumeDuration(.timeout, literal, at: place)
+    case .budget(let number): consumeBudget(number, at: place)
+    case .hedge(let syntax): consumeHedge(syntax, at: place)
+    }
+  }
 }
 
 /// What the parser hands a file's declarations to: a ``LineConsumer`` that also hears where
@@ -36,8 +91,55 @@ struct LineCollector: DeclarationConsumer {
     clauses = []
   }
 
-  mutating func consume(_ clause: ClauseSyntax) {
-    clauses.append(clause)
+  private mutating func append(_ kind: ClauseSyntax.Kind, at place: ClausePlace) {
+    clauses.append(ClauseSyntax(kind: kind, keywordRange: place.keyword, range: place.clause))
+  }
+
+  mutating func consumeClasses(_ names: [NameSyntax], isExcept: Bool, at place: ClausePlace) {
+    append(isExcept ? .except(names) : .on(names), at: place)
+  }
+
+  mutating func consumeImmediately(at place: ClausePlace) { append(.immediately, at: place) }
+
+  mutating func consumeDuration(
+    _ keyword: Keyword, _ literal: DurationLiteralSyntax, at place: ClausePlace
+  ) {
+    switch keyword {
+    case .within: append(.within(literal), at: place)
+    case .timeout: append(.timeout(literal), at: place)
+    case .max: append(.max(literal), at: place)
+    default: append(.delay(literal), at: place)
+    }
+  }
+
+  mutating func consumeBackoff(
+    _ literal: DurationLiteralSyntax, _ growth: BackoffGrowthSyntax?, at place: ClausePlace
+  ) {
+    append(.backoff(literal, growth), at: place)
+  }
+
+  mutating func consumeDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
+    append(.delays(literals), at: place)
+  }
+
+  mutating func consumeJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
+    append(.jitter(syntax), at: place)
+  }
+
+  mutating func consumeHook(_ name: NameSyntax, at place: ClausePlace) {
+    append(.after(name), at: place)
+  }
+
+  mutating func consumeHonoringRetryAfter(at place: ClausePlace) {
+    append(.honoringRetryAfter, at: place)
+  }
+
+  mutating func consumeBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
+    append(.budget(number), at: place)
+  }
+
+  mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
+    append(.hedge(syntax), at: place)
   }
 
   mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {

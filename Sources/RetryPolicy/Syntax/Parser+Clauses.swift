@@ -122,21 +122,27 @@ extension PolicyParser {
     switch keyword {
     case .on, .except:
       guard let names = parseNames(after: word) else { return false }
-      return add(keyword == .on ? .on(names) : .except(names), keywordRange)
+      consumer.pointee.consumeClasses(names, isExcept: keyword == .except, at: place(keywordRange))
+      return true
     case .immediately:
-      return add(.immediately, keywordRange)
+      consumer.pointee.consumeImmediately(at: place(keywordRange))
+      return true
     case .delay:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.delay(duration), keywordRange)
+      consumer.pointee.consumeDuration(.delay, duration, at: place(keywordRange))
+      return true
     case .max:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.max(duration), keywordRange)
+      consumer.pointee.consumeDuration(.max, duration, at: place(keywordRange))
+      return true
     case .within:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.within(duration), keywordRange)
+      consumer.pointee.consumeDuration(.within, duration, at: place(keywordRange))
+      return true
     case .timeout:
       guard let duration = parseDuration(after: word) else { return false }
-      return add(.timeout(duration), keywordRange)
+      consumer.pointee.consumeDuration(.timeout, duration, at: place(keywordRange))
+      return true
     case .backoff:
       guard let duration = parseDuration(after: word) else { return false }
       var growth: BackoffGrowthSyntax?
@@ -156,7 +162,8 @@ extension PolicyParser {
         guard let increment = parseDuration(after: "+") else { return false }
         growth = .increment(increment)
       }
-      return add(.backoff(duration, growth), keywordRange)
+      consumer.pointee.consumeBackoff(duration, growth, at: place(keywordRange))
+      return true
     case .delays:
       guard let first = parseDuration(after: word) else { return false }
       var durations = [first]
@@ -165,29 +172,35 @@ extension PolicyParser {
         guard let next = parseDuration(after: ",") else { return false }
         durations.append(next)
       }
-      return add(.delays(durations), keywordRange)
+      consumer.pointee.consumeDelays(durations, at: place(keywordRange))
+      return true
     case .jitter:
       guard let jitter = parseJitter() else { return false }
-      return add(.jitter(jitter), keywordRange)
+      consumer.pointee.consumeJitter(jitter, at: place(keywordRange))
+      return true
     case .after:
       guard
         let name = parseName(
           "a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
       else { return false }
-      return add(.after(name), keywordRange)
+      consumer.pointee.consumeHook(name, at: place(keywordRange))
+      return true
     case .honoring:
       guard token.keyword == .retryAfter else {
         if token.kind != .error { report(.expectedRetryAfter(), at: token.range) }
         return false
       }
       advance()
-      return add(.honoringRetryAfter, keywordRange)
+      consumer.pointee.consumeHonoringRetryAfter(at: place(keywordRange))
+      return true
     case .budget:
       guard let percent = parsePercent(after: word) else { return false }
-      return add(.budget(percent), keywordRange)
+      consumer.pointee.consumeBudget(percent, at: place(keywordRange))
+      return true
     case .hedge:
       guard let hedge = parseHedge() else { return false }
-      return add(.hedge(hedge), keywordRange)
+      consumer.pointee.consumeHedge(hedge, at: place(keywordRange))
+      return true
     case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
       return false
     }
@@ -218,13 +231,12 @@ extension PolicyParser {
     return HedgeSyntax(count: count, countRange: countRange, delay: delay)
   }
 
-  /// Hands on a clause that ends with the last token read.
-  mutating func add(_ kind: __owned ClauseSyntax.Kind, _ keywordRange: SourceRange) -> Bool {
-    consumer.pointee.consume(
-      ClauseSyntax(
-        kind: kind, keywordRange: keywordRange,
-        range: SourceRange(start: keywordRange.start, end: previousEnd)))
-    return true
+  /// Where a clause whose keyword stands at `keywordRange` stands, when it ends with the last
+  /// token read.
+  @inline(__always)
+  func place(_ keywordRange: SourceRange) -> ClausePlace {
+    ClausePlace(
+      keyword: keywordRange, clause: SourceRange(start: keywordRange.start, end: previousEnd))
   }
 
   mutating func parseNames(after keyword: String) -> [NameSyntax]? {
