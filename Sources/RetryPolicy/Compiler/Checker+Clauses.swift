@@ -8,7 +8,9 @@
 extension PolicyChecker {
   // MARK: Rule clauses
 
-  mutating func consumeClasses(_ names: [NameSyntax], isExcept: Bool, at place: ClausePlace) {
+  mutating func consumeClasses(
+    _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace
+  ) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -17,11 +19,13 @@ extension PolicyChecker {
     if isExcept {
       if isFirst(.except, at: place.keyword, after: rule.exceptRange) {
         rule.exceptRange = place.keyword
-        rule.exceptNames = names
+        rule.exceptNames = names.indices
+        rule.excludedClasses = Self.texts(of: names)
       }
     } else if isFirst(.on, at: place.keyword, after: rule.onRange) {
       rule.onRange = place.keyword
-      rule.onNames = names
+      rule.onNames = names.indices
+      rule.errorClasses = Self.texts(of: names)
     }
   }
 

@@ -67,7 +67,9 @@ struct FileChecker: DeclarationConsumer {
 
   mutating func beginLine(head: RetryHeadSyntax?) { checker.beginLine(head: head) }
 
-  mutating func consumeClasses(_ names: [NameSyntax], isExcept: Bool, at place: ClausePlace) {
+  mutating func consumeClasses(
+    _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace
+  ) {
     checker.consumeClasses(names, isExcept: isExcept, at: place)
   }
 
@@ -109,8 +111,8 @@ struct FileChecker: DeclarationConsumer {
     checker.consumeHedge(syntax, at: place)
   }
 
-  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
-    checker.endLine(range: range, hasSyntaxErrors: hasSyntaxErrors)
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool, names: [NameSyntax]) {
+    checker.endLine(range: range, hasSyntaxErrors: hasSyntaxErrors, names: names)
   }
 
   /// None: the lines went to the checker, and no tree is built.

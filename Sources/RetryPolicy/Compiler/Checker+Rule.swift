@@ -3,7 +3,7 @@
 
 extension PolicyChecker {
   /// The texts of names, for a compiled rule.
-  static func texts(of names: [NameSyntax]) -> [String] {
+  static func texts(of names: ArraySlice<NameSyntax>) -> [String] {
     var texts: [String] = []
     texts.reserveCapacity(names.count)
     for name in names { texts.append(name.text) }
@@ -62,8 +62,12 @@ extension PolicyChecker {
     var shape: DelayShape?
     var jitter: Jitter?
     var cap: Duration?
-    var onNames: [NameSyntax]?
-    var exceptNames: [NameSyntax]?
+    /// The classes of the first `on`, and where its names stand among the line's names.
+    var errorClasses: [String] = []
+    var onNames: Range<Int>?
+    /// The classes of the first `except`, and where its names stand among the line's names.
+    var excludedClasses: [String] = []
+    var exceptNames: Range<Int>?
     var hook: String?
     /// The first delay clause's keyword and its range.
     var delayClause: (keyword: Keyword, range: SourceRange)?
@@ -103,27 +107,28 @@ extension PolicyChecker {
   ///
   /// `isComplete` says whether its line parsed without an error (otherwise a clause may be
   /// missing, and checks that rest on a clause's absence would mislead).
-  mutating func finishRule(isComplete: Bool) {
+  mutating func finishRule(isComplete: Bool, names: [NameSyntax]) {
     guard isReadingRule, let head = rule.head else { return }
     isReadingRule = false
     // Read in place, not moved out (the state is large), and emptied for the next rule.
     defer { rule = RuleState() }
-    var errorClasses: [String] = []
-    var excludedClasses: [String] = []
-    if let onNames = rule.onNames { errorClasses = Self.texts(of: onNames) }
-    if let exceptNames = rule.exceptNames {
-      excludedClasses = Self.texts(of: exceptNames)
-      if let included = rule.onNames {
-        // Where each class of `on` is first given: one pass over each list, however long.
-        var firsts: [String: SourceRange] = [:]
-        firsts.reserveCapacity(included.count)
-        for name in included where firsts[name.text] == nil { firsts[name.text] = name.range }
-        for name in exceptNames {
-          guard let first = firsts[name.text] else { continue }
-          report(
-            .classInOnAndExcept(name.text), at: name.range,
-            notes: [Diagnostic(.firstGivenHere(name.text), at: first)])
-        }
+    let errorClasses = rule.errorClasses
+    let excludedClasses = rule.excludedClasses
+    // `names` holds the line's names: the first `on` and `except` are slices of it.
+    if let onNames = rule.onNames, let exceptNames = rule.exceptNames,
+      onNames.upperBound <= names.count, exceptNames.upperBound <= names.count
+    {
+      // Where each class of `on` is first given: one pass over each list, however long.
+      var firsts: [String: SourceRange] = [:]
+      firsts.reserveCapacity(onNames.count)
+      for name in names[onNames] where firsts[name.text] == nil {
+        firsts[name.text] = name.range
+      }
+      for name in names[exceptNames] {
+        guard let first = firsts[name.text] else { continue }
+        report(
+          .classInOnAndExcept(name.text), at: name.range,
+          notes: [Diagnostic(.firstGivenHere(name.text), at: first)])
       }
     }
 
@@ -242,7 +247,7 @@ extension PolicyChecker {
 
   // MARK: Names
 
-  mutating func checkErrorClasses(_ names: [NameSyntax]) {
+  mutating func checkErrorClasses(_ names: ArraySlice<NameSyntax>) {
     for name in names where HTTPErrorClasses.isStatusForm(name.text) {
       checkStatusForm(name)
     }

@@ -119,8 +119,29 @@ struct PolicyChecker {
   /// Checks one line of a policy body, in the order of the body.
   mutating func check(_ line: LineSyntax) {
     beginLine(head: line.head)
-    for clause in line.clauses { consume(clause) }
-    endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors)
+    var names: [NameSyntax] = []
+    for clause in line.clauses {
+      let place = ClausePlace(keyword: clause.keywordRange, clause: clause.range)
+      switch clause.kind {
+      case .on(let list), .except(let list):
+        let start = names.count
+        names += list
+        consumeClasses(names[start...], isExcept: clause.keyword == "except", at: place)
+      case .immediately: consumeImmediately(at: place)
+      case .delay(let literal): consumeDuration(.delay, literal, at: place)
+      case .backoff(let literal, let growth): consumeBackoff(literal, growth, at: place)
+      case .delays(let literals): consumeDelays(literals, at: place)
+      case .jitter(let syntax): consumeJitter(syntax, at: place)
+      case .max(let literal): consumeDuration(.max, literal, at: place)
+      case .after(let name): consumeHook(name, at: place)
+      case .honoringRetryAfter: consumeHonoringRetryAfter(at: place)
+      case .within(let literal): consumeDuration(.within, literal, at: place)
+      case .timeout(let literal): consumeDuration(.timeout, literal, at: place)
+      case .budget(let number): consumeBudget(number, at: place)
+      case .hedge(let syntax): consumeHedge(syntax, at: place)
+      }
+    }
+    endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
   }
 
   /// Finishes the checks of a body whose lines were given to `check(_:)`, and returns its
@@ -144,8 +165,8 @@ struct PolicyChecker {
   }
 
   /// Ends the current line; `hasSyntaxErrors` says whether the parser reported an error on it.
-  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
-    finishRule(isComplete: !hasSyntaxErrors)
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool, names: [NameSyntax]) {
+    finishRule(isComplete: !hasSyntaxErrors, names: names)
   }
 
   // MARK: Reporting

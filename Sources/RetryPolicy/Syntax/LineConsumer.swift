@@ -18,8 +18,10 @@ struct ClausePlace {
 protocol LineConsumer {
   /// A line starts; `head` is its `retry N`, nil on a line of policy-wide clauses.
   mutating func beginLine(head: RetryHeadSyntax?)
-  /// `on` (or `except` when `isExcept`) and its error classes.
-  mutating func consumeClasses(_ names: [NameSyntax], isExcept: Bool, at place: ClausePlace)
+  /// `on` (or `except` when `isExcept`) and its error classes: a slice of the line's names,
+  /// which `endLine` hands on whole.
+  mutating func consumeClasses(
+    _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace)
   /// `immediately`.
   mutating func consumeImmediately(at place: ClausePlace)
   /// A clause of one duration: `delay`, `max`, `within` or `timeout`, named by `keyword`.
@@ -40,31 +42,10 @@ protocol LineConsumer {
   mutating func consumeBudget(_ number: NumberLiteralSyntax, at place: ClausePlace)
   /// `hedge`.
   mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace)
-  /// The line ends; `hasSyntaxErrors` says whether the parser reported an error on it.
-  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool)
-}
-
-extension LineConsumer {
-  /// Hands on a clause of a tree, as the parser hands on the clauses it reads.
-  mutating func consume(_ clause: ClauseSyntax) {
-    let place = ClausePlace(keyword: clause.keywordRange, clause: clause.range)
-    switch clause.kind {
-    case .on(let names): consumeClasses(names, isExcept: false, at: place)
-    case .except(let names): consumeClasses(names, isExcept: true, at: place)
-    case .immediately: consumeImmediately(at: place)
-    case .delay(let literal): consumeDuration(.delay, literal, at: place)
-    case .backoff(let literal, let growth): consumeBackoff(literal, growth, at: place)
-    case .delays(let literals): consumeDelays(literals, at: place)
-    case .jitter(let syntax): consumeJitter(syntax, at: place)
-    case .max(let literal): consumeDuration(.max, literal, at: place)
-    case .after(let name): consumeHook(name, at: place)
-    case .honoringRetryAfter: consumeHonoringRetryAfter(at: place)
-    case .within(let literal): consumeDuration(.within, literal, at: place)
-    case .timeout(let literal): consumeDuration(.timeout, literal, at: place)
-    case .budget(let number): consumeBudget(number, at: place)
-    case .hedge(let syntax): consumeHedge(syntax, at: place)
-    }
-  }
+  /// The line ends; `hasSyntaxErrors` says whether the parser reported an error on it, and
+  /// `names` holds the names of its `on` and `except` clauses, in order (the slices that
+  /// `consumeClasses` was given are slices of it).
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool, names: [NameSyntax])
 }
 
 /// What the parser hands a file's declarations to: a ``LineConsumer`` that also hears where
@@ -95,7 +76,10 @@ struct LineCollector: DeclarationConsumer {
     clauses.append(ClauseSyntax(kind: kind, keywordRange: place.keyword, range: place.clause))
   }
 
-  mutating func consumeClasses(_ names: [NameSyntax], isExcept: Bool, at place: ClausePlace) {
+  mutating func consumeClasses(
+    _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace
+  ) {
+    let names = Array(names)
     append(isExcept ? .except(names) : .on(names), at: place)
   }
 
@@ -142,7 +126,7 @@ struct LineCollector: DeclarationConsumer {
     append(.hedge(syntax), at: place)
   }
 
-  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool) {
+  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool, names: [NameSyntax]) {
     // A line where nothing could be recorded is not kept.
     if head == nil && clauses.isEmpty { return }
     // The tree keeps the array: no more room than its clauses take (a reserved eight clauses

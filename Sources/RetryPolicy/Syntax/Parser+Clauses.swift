@@ -20,6 +20,8 @@ extension PolicyParser {
       isStartDiagnosed = true
       skipToClause()
     }
+    // The line's names, kept for the consumer until the line's end; the room is reused.
+    if !lineNames.isEmpty { lineNames.removeAll(keepingCapacity: true) }
     consumer.pointee.beginLine(head: head)
     while !isAtLineEnd {
       guard token.kind == .word, let keyword = token.keyword, keyword.startsClause else {
@@ -38,7 +40,8 @@ extension PolicyParser {
       }
     }
     let range = SourceRange(start: start, end: previousEnd)
-    consumer.pointee.endLine(range: range, hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
+    consumer.pointee.endLine(
+      range: range, hasSyntaxErrors: diagnosticCount > diagnosticsBefore, names: lineNames)
     if head == nil && clauseCount == 0 { return nil }
     return range
   }
@@ -122,7 +125,8 @@ extension PolicyParser {
     switch keyword {
     case .on, .except:
       guard let names = parseNames(after: word) else { return false }
-      consumer.pointee.consumeClasses(names, isExcept: keyword == .except, at: place(keywordRange))
+      consumer.pointee.consumeClasses(
+        lineNames[names], isExcept: keyword == .except, at: place(keywordRange))
       return true
     case .immediately:
       consumer.pointee.consumeImmediately(at: place(keywordRange))
@@ -239,15 +243,17 @@ extension PolicyParser {
       keyword: keywordRange, clause: SourceRange(start: keywordRange.start, end: previousEnd))
   }
 
-  mutating func parseNames(after keyword: String) -> [NameSyntax]? {
+  /// Parses the names of `on` or `except` into `lineNames`; returns where they stand in it.
+  mutating func parseNames(after keyword: String) -> Range<Int>? {
+    let start = lineNames.count
     guard let first = parseClassName(after: keyword) else { return nil }
-    var names = [first]
+    lineNames.append(first)
     while token.kind == .comma {
       advance()
       guard let next = parseClassName(after: ",") else { return nil }
-      names.append(next)
+      lineNames.append(next)
     }
-    return names
+    return start..<lineNames.count
   }
 
   /// Parses an error class: a name, or an HTTP status form (`503`, `5xx`), which the lexer

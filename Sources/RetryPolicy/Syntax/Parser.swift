@@ -109,6 +109,9 @@ struct PolicyParser<Consumer: LineConsumer> {
   private var previous: (line: UInt32, end: Int, base: Int) = (1, 0, 0)
   /// Whether `}` ends the current line (inside a block).
   var isInBlock = false
+  /// The names of the current line's `on` and `except` clauses, in order: the consumer gets
+  /// each clause's as a slice of it, and all of them at the line's end.
+  var lineNames: [NameSyntax] = []
 
   init(
     bytes: UnsafeBufferPointer<UInt8>, keepsComments: Bool,
