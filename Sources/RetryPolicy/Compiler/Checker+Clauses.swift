@@ -182,9 +182,7 @@ extension PolicyChecker {
   /// Keeps a rule clause that has no meaning under `hedge`, reported at the policy's end when
   /// it has `hedge`, which may come later.
   mutating func noteHedgeConflict(_ keyword: Keyword, at range: SourceRange) {
-    // Room for a rule's worth at once, rather than growing one by one.
-    if hedgeConflicts.capacity == 0 { hedgeConflicts.reserveCapacity(4) }
-    hedgeConflicts.append((keyword, range))
+    hedgeConflicts.append(keyword, at: range)
   }
 
   // MARK: Policy-wide clauses

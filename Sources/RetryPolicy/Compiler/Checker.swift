@@ -56,7 +56,7 @@ struct PolicyChecker {
   var hedge: HedgePolicy?
   /// The rule clauses that have no meaning under `hedge`, reported when the policy has it:
   /// their keywords (`honoring` for `honoring retry-after`) and ranges, plain data.
-  var hedgeConflicts: [(keyword: Keyword, range: SourceRange)] = []
+  var hedgeConflicts = HedgeConflicts()
   /// The counts of `retry forever` heads, checked against `within` at the end.
   var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
@@ -92,7 +92,7 @@ struct PolicyChecker {
     budgetRatio = nil
     hedgeClause = nil
     hedge = nil
-    if !hedgeConflicts.isEmpty { hedgeConflicts.removeAll(keepingCapacity: true) }
+    if hedgeConflicts.count > 0 { hedgeConflicts.removeAll() }
     if !foreverCounts.isEmpty { foreverCounts.removeAll(keepingCapacity: true) }
     catchAllLine = nil
     ruleCount = 0
@@ -204,7 +204,7 @@ struct PolicyChecker {
         at: timeoutClause.range)
     }
     if hedgeClause != nil {
-      for conflict in hedgeConflicts {
+      for conflict in hedgeConflicts.all {
         let keyword =
           conflict.keyword == .honoring ? "honoring retry-after" : conflict.keyword.rawValue
         report(.hedgeConflict(keyword), at: conflict.range)
