@@ -55,9 +55,9 @@ extension PolicyChecker {
       }
     case .max:
       guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
+        isIncomplete = true
+        return
+      }
       noteHedgeConflict(.max, at: place.keyword)
       let checked = checkDuration(literal, of: "max", mustBePositive: true)
       if isFirst(.max, at: place.keyword, after: rule.maxClause?.range) {
@@ -66,9 +66,9 @@ extension PolicyChecker {
       }
     default:  // `delay`
       guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
+        isIncomplete = true
+        return
+      }
       noteHedgeConflict(.delay, at: place.keyword)
       var shape: DelayShape?
       if let delay = checkDuration(literal, of: "delay", mustBePositive: false) {
