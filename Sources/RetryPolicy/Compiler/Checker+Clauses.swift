@@ -38,7 +38,7 @@ extension PolicyChecker {
   }
 
   mutating func consumeDuration(
-    _ keyword: Keyword, _ literal: DurationLiteralSyntax, at place: ClausePlace
+    _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace
   ) {
     switch keyword {
     case .within:
@@ -80,7 +80,8 @@ extension PolicyChecker {
   }
 
   mutating func consumeBackoff(
-    _ literal: DurationLiteralSyntax, _ growth: BackoffGrowthSyntax?, at place: ClausePlace
+    _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
+    at place: ClausePlace
   ) {
     guard isReadingRule else {
       isIncomplete = true

@@ -76,13 +76,14 @@ struct FileChecker: DeclarationConsumer {
   mutating func consumeImmediately(at place: ClausePlace) { checker.consumeImmediately(at: place) }
 
   mutating func consumeDuration(
-    _ keyword: Keyword, _ literal: DurationLiteralSyntax, at place: ClausePlace
+    _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace
   ) {
     checker.consumeDuration(keyword, literal, at: place)
   }
 
   mutating func consumeBackoff(
-    _ literal: DurationLiteralSyntax, _ growth: BackoffGrowthSyntax?, at place: ClausePlace
+    _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
+    at place: ClausePlace
   ) {
     checker.consumeBackoff(literal, growth, at: place)
   }

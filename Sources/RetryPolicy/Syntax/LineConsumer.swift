@@ -26,10 +26,11 @@ protocol LineConsumer {
   mutating func consumeImmediately(at place: ClausePlace)
   /// A clause of one duration: `delay`, `max`, `within` or `timeout`, named by `keyword`.
   mutating func consumeDuration(
-    _ keyword: Keyword, _ literal: DurationLiteralSyntax, at place: ClausePlace)
+    _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace)
   /// `backoff` and its growth.
   mutating func consumeBackoff(
-    _ literal: DurationLiteralSyntax, _ growth: BackoffGrowthSyntax?, at place: ClausePlace)
+    _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
+    at place: ClausePlace)
   /// `delays` and its durations.
   mutating func consumeDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace)
   /// `jitter`.
@@ -86,7 +87,7 @@ struct LineCollector: DeclarationConsumer {
   mutating func consumeImmediately(at place: ClausePlace) { append(.immediately, at: place) }
 
   mutating func consumeDuration(
-    _ keyword: Keyword, _ literal: DurationLiteralSyntax, at place: ClausePlace
+    _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace
   ) {
     switch keyword {
     case .within: append(.within(literal), at: place)
@@ -97,7 +98,8 @@ struct LineCollector: DeclarationConsumer {
   }
 
   mutating func consumeBackoff(
-    _ literal: DurationLiteralSyntax, _ growth: BackoffGrowthSyntax?, at place: ClausePlace
+    _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
+    at place: ClausePlace
   ) {
     append(.backoff(literal, growth), at: place)
   }

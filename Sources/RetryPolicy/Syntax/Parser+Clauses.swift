@@ -133,19 +133,19 @@ extension PolicyParser {
       return true
     case .delay:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.delay, duration, at: place(keywordRange))
+      consumer.pointee.consumeDuration(.delay, consume duration, at: place(keywordRange))
       return true
     case .max:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.max, duration, at: place(keywordRange))
+      consumer.pointee.consumeDuration(.max, consume duration, at: place(keywordRange))
       return true
     case .within:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.within, duration, at: place(keywordRange))
+      consumer.pointee.consumeDuration(.within, consume duration, at: place(keywordRange))
       return true
     case .timeout:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.timeout, duration, at: place(keywordRange))
+      consumer.pointee.consumeDuration(.timeout, consume duration, at: place(keywordRange))
       return true
     case .backoff:
       guard let duration = parseDuration(after: word) else { return false }
@@ -166,7 +166,7 @@ extension PolicyParser {
         guard let increment = parseDuration(after: "+") else { return false }
         growth = .increment(increment)
       }
-      consumer.pointee.consumeBackoff(duration, growth, at: place(keywordRange))
+      consumer.pointee.consumeBackoff(consume duration, consume growth, at: place(keywordRange))
       return true
     case .delays:
       guard let first = parseDuration(after: word) else { return false }

@@ -84,9 +84,9 @@ extension PolicyParser where Consumer: DeclarationConsumer {
       lines.first.map { first in
         SourceRange(start: first.range.start, end: lines.last?.range.end ?? first.range.end)
       } ?? SourceRange(start: bodyStart, end: bodyStart)
-    guard let name else { return nil }
+    guard let name = consume name else { return nil }
     return PolicyDeclarationSyntax(
-      name: name, form: form, body: PolicyBodySyntax(lines: lines, range: bodyRange),
+      name: name, form: form, body: PolicyBodySyntax(lines: consume lines, range: bodyRange),
       range: SourceRange(start: start, end: previousEnd),
       hasSyntaxErrors: diagnosticCount > diagnosticsBefore)
   }
