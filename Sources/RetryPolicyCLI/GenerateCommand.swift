@@ -23,7 +23,8 @@ enum GenerateCommand: Subcommand {
       Diagnostics go to standard error as PATH:LINE:COL: error: MESSAGE (or warning:), the
       form compilers use, so that editors mark the line of the .retry file. A policy name
       defined in two files is an error naming both places. On any error nothing is written
-      and the exit status is 1; warnings do not stop the output.
+      and the exit status is 1; warnings do not stop the output. An output file that already
+      holds the text is left as it is (its modification time too).
 
       The build plugin RetryPolicyPlugin runs this command; there is rarely a reason to run
       it by hand.
@@ -39,7 +40,7 @@ enum GenerateCommand: Subcommand {
       )
     ],
     exitStatuses: [
-      (0, "the Swift file was written (warnings allowed)"),
+      (0, "the Swift file was written, or already held the text (warnings allowed)"),
       (1, "a policy file has errors, or a name is defined twice; nothing written"),
       (2, "usage error, a file that cannot be read, or an output that cannot be written"),
     ])
@@ -111,8 +112,14 @@ enum GenerateCommand: Subcommand {
     if hasErrors { return ExitStatus.failure }
     let sources = expansion.files.map { $0.name.split(separator: "/").last.map(String.init) ?? "" }
     let text = PolicySwiftSource.file(entries, sources: sources)
+    // An output that already holds this text is left untouched, modification time and all:
+    // when SwiftPM runs the command again with nothing changed (see PoliciesInTheBuild.md),
+    // the target that compiles the file is then not recompiled.
+    let url = URL(fileURLWithPath: destination)
+    let data = Data(text.utf8)
+    if let existing = try? Data(contentsOf: url), existing == data { return ExitStatus.success }
     do {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: destination), options: .atomic)
+      try data.write(to: url, options: .atomic)
     } catch {
       output.error("cannot write '\(destination)': \(error.localizedDescription)")
       return ExitStatus.usage

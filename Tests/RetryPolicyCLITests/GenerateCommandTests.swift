@@ -161,6 +161,26 @@ struct GenerateCommandTests {
     #expect(text == nil)
   }
 
+  @Test("an output that already holds the text is not written again; a changed one is")
+  func unchangedOutputIsKept() async throws {
+    let folder = try makeFolder(["p.retry": "policy payments = retry 2\n"])
+    let path = folder.appendingPathComponent("p.retry").path
+    let output = folder.appendingPathComponent("RetryPolicies.swift")
+    let old = Date(timeIntervalSince1970: 1_000_000_000)
+    func modified() throws -> Date? {
+      try FileManager.default.attributesOfItem(atPath: output.path)[.modificationDate] as? Date
+    }
+    #expect(await generate([path], into: folder).0.status == 0)
+    try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: output.path)
+    #expect(await generate([path], into: folder).0.status == 0)
+    #expect(try modified() == old)
+    try Data("policy payments = retry 3\n".utf8).write(to: URL(fileURLWithPath: path))
+    let (result, text) = await generate([path], into: folder)
+    #expect(result.status == 0)
+    #expect(try modified() != old)
+    #expect(text?.contains("static let payments: CompiledPolicy") == true)
+  }
+
   @Test("without --output it is a usage error")
   func missingOutput() async {
     let result = await CommandLineTool.run(arguments: ["generate", "a.retry"])
