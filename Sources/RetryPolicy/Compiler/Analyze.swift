@@ -44,6 +44,9 @@ public struct PolicyAnalysis: Sendable {
 /// A policy with an error of its own (a syntax or semantic error in it, or a name an earlier
 /// policy has) is left out of `policies`; the others compile.
 ///
+/// A file of more than 1 MiB is read in parts on up to eight cores (each part starts at a
+/// line that starts with `policy`); the result is the one a single pass gives.
+///
 ///     let analysis = analyze(policyFile: text)
 ///     if !analysis.hasErrors { use(analysis.policies) }
 public func analyze(policyFile source: String, vocabulary: Vocabulary = .open) -> PolicyAnalysis {
@@ -104,6 +107,14 @@ private enum FileText {
     }
   }
 
+  /// Calls `body` with the text's bytes; nil for a string whose bytes are not contiguous.
+  func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+    switch self {
+    case .text(let source): source.utf8.withContiguousStorageIfAvailable(body)
+    case .bytes(let bytes): body(bytes)
+    }
+  }
+
   func parse<Consumer: DeclarationConsumer>(keepsComments: Bool, into consumer: inout Consumer)
     -> (SourceRange, [CommentSyntax], DiagnosticList)
   {
@@ -126,10 +137,29 @@ package func analyze(policyFile source: String, vocabulary: Vocabulary, keepingC
     keepingComments: keepingComments)
 }
 
+/// ``analyze(policyFile:vocabulary:)``, reading the file in at most `maximumParts` parts of at
+/// least `minimumPartBytes` bytes each (one part: a single pass); for the tests and the
+/// benchmarks, which compare the two.
+package func analyze(
+  policyFile source: String, vocabulary: Vocabulary, maximumParts: Int, minimumPartBytes: Int
+) -> PolicyAnalysis {
+  analyze(
+    policyFile: .text(source), vocabulary: vocabulary, keepingSyntax: false,
+    parting: FileParting(maximumParts: maximumParts, minimumPartBytes: minimumPartBytes))
+}
+
 private func analyze(
   policyFile source: FileText, vocabulary: Vocabulary, keepingSyntax: Bool,
-  keepingComments: Bool = false
+  keepingComments: Bool = false, parting: FileParting = .automatic
 ) -> PolicyAnalysis {
+  // A large file is read in parts, on several cores, when no tree or comment is kept.
+  if !keepingSyntax && !keepingComments, parting.maximumParts > 1,
+    let analysis = source.withBytes({
+      analyzeInParts($0, vocabulary: vocabulary, parting: parting)
+    }) ?? nil
+  {
+    return analysis
+  }
   var checker = FileChecker(vocabulary: vocabulary)
   checker.reserveCapacity(forFileOf: source.byteCount)
   let range: SourceRange

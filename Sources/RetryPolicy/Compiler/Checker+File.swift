@@ -40,6 +40,15 @@ struct FileChecker: DeclarationConsumer {
   private var checkerDiagnostics = DiagnosticList()
   /// The policies without an error of their own, in the order of the file.
   private(set) var policies: [CompiledPolicy] = []
+  /// Whether the names are checked here; when false, each declaration's name and compiled
+  /// policy go to `declarations` instead, for a caller that checks the names of several
+  /// parts of a file together (see `AnalyzeInParts.swift`).
+  var checksNames = true
+  /// Each declaration's name and its policy (nil when it has an error of its own), in order,
+  /// when `checksNames` is false.
+  private(set) var declarations: [(name: NameSyntax, policy: CompiledPolicy?)] = []
+  /// The checkers' diagnostics alone, without those of the names.
+  var policyDiagnostics: DiagnosticList { checkerDiagnostics }
 
   init(vocabulary: Vocabulary) {
     self.vocabulary = vocabulary
@@ -54,6 +63,7 @@ struct FileChecker: DeclarationConsumer {
   mutating func reserveCapacity(forFileOf byteCount: Int) {
     let estimate = byteCount / 96
     guard estimate > 16 else { return }
+    guard checksNames else { return declarations.reserveCapacity(estimate) }
     names.reserveCapacity(estimate)
     policies.reserveCapacity(estimate)
   }
@@ -120,11 +130,12 @@ struct FileChecker: DeclarationConsumer {
   mutating func takeLines() -> [LineSyntax] { [] }
 
   mutating func endDeclaration(_ declaration: PolicyDeclarationSyntax) {
-    let isDuplicate = names.isDuplicate(declaration.name)
+    let isDuplicate = checksNames && names.isDuplicate(declaration.name)
     let policy = checker.finish(
       name: declaration.name.text, emptyRange: declaration.name.range,
       hasSyntaxErrors: declaration.hasSyntaxErrors)
     checkerDiagnostics.append(contentsOf: checker.diagnostics)
+    guard checksNames else { return declarations.append((declaration.name, policy)) }
     if let policy, !isDuplicate { policies.append(policy) }
   }
 

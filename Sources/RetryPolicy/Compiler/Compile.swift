@@ -22,7 +22,8 @@ public func compile(policy source: String, vocabulary: Vocabulary = .open) throw
 ///
 /// Throws ``PolicyCompileError`` carrying every diagnostic of the file (warnings too),
 /// reported under `sourceName`, when any policy of it has an error. Otherwise the file's
-/// warnings are in ``PolicyFile/warnings``.
+/// warnings are in ``PolicyFile/warnings``. A file of more than 1 MiB is read in parts on
+/// several cores, as ``analyze(policyFile:vocabulary:)`` says.
 public func compile(
   policyFile source: String, sourceName: String = "<file>", vocabulary: Vocabulary = .open
 ) throws -> PolicyFile {

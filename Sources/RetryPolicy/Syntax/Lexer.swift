@@ -26,6 +26,18 @@ struct Lexer {
   /// The lexer's own diagnostics, in the order found (the parser keeps its own).
   var diagnostics = DiagnosticList()
 
+  /// A lexer that starts at the start of line `line`, at byte `offset` (a line's first byte;
+  /// past a byte order mark at 0), so that a part of a text is read with the places it has
+  /// in the whole.
+  init(bytes: UnsafeBufferPointer<UInt8>, lineStartingAt offset: Int, line: UInt32) {
+    self.init(bytes: bytes)
+    if offset > self.offset {
+      self.offset = offset
+      base = offset
+    }
+    self.line = Swift.max(1, line)
+  }
+
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
     // A UTF-8 byte order mark at the start is no character of the text (nor a column).

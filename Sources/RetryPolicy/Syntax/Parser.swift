@@ -55,6 +55,21 @@ package enum Parser {
     parse(bytes: bytes, keepsComments: keepsComments, into: &consumer) { $0.parseFile() }
   }
 
+  /// Parses the declarations of a part of a file, `bytes[offset...]`, which starts at line
+  /// `line` with a `policy` that starts the line, and hands them to `consumer`; returns the
+  /// range of the part's end and the lexer's and the parser's diagnostics, apart.
+  static func parseFilePart<Consumer: DeclarationConsumer>(
+    bytes: UnsafeBufferPointer<UInt8>, lineStartingAt offset: Int, line: UInt32,
+    into consumer: inout Consumer
+  ) -> (end: SourceRange, lexer: DiagnosticList, parser: DiagnosticList) {
+    withUnsafeMutablePointer(to: &consumer) { consumer in
+      var parser = PolicyParser(
+        bytes: bytes, lineStartingAt: offset, line: line, consumer: consumer)
+      let range = parser.parseFile()
+      return (range, parser.lexer.diagnostics, parser.diagnostics)
+    }
+  }
+
   /// Runs `body` with a parser over `source` handing on to `consumer`; returns the range
   /// `body` returns, the comments and the diagnostics.
   private static func parse<Consumer: LineConsumer>(
@@ -120,6 +135,19 @@ struct PolicyParser<Consumer: LineConsumer> {
     self.consumer = consumer
     lexer = Lexer(bytes: bytes)
     lexer.keepsComments = keepsComments
+    token = lexer.next()
+  }
+
+  /// A parser over `bytes` from the start of line `line` at byte `offset`, keeping no
+  /// comments: for a part of a file that starts with a declaration.
+  init(
+    bytes: UnsafeBufferPointer<UInt8>, lineStartingAt offset: Int, line: UInt32,
+    consumer: UnsafeMutablePointer<Consumer>
+  ) {
+    self.consumer = consumer
+    lexer = Lexer(bytes: bytes, lineStartingAt: offset, line: line)
+    lexer.keepsComments = false
+    previous = (lexer.line, lexer.offset, lexer.offset)
     token = lexer.next()
   }
 
