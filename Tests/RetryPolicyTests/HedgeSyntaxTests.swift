@@ -51,9 +51,30 @@ struct HedgeSyntaxTests {
         "retry 1 on a after refresh\nretry 2 honoring retry-after\nhedge 1 after 1s",
         ["1:14 hedge-conflict", "2:9 hedge-conflict"]
       ),
+      (
+        // More than the four kept inline, over two rules.
+        "retry 1 on a delay 1s honoring retry-after\nretry 2 backoff 1s jitter full max 5s after r\n"
+          + "hedge 1 after 50ms",
+        [
+          "1:14 hedge-conflict", "1:23 hedge-conflict", "2:9 hedge-conflict",
+          "2:20 hedge-conflict", "2:32 hedge-conflict", "2:39 hedge-conflict",
+        ]
+      ),
     ])
   func errors(text: String, expected: [String]) {
     #expect(diagnosticsOf(text) == expected)
+  }
+
+  @Test("a policy of a file reports only its own conflicts, not those of the policy before it")
+  func conflictsPerPolicy() {
+    let text = """
+      policy a = retry 2 backoff 1s jitter full max 5s after r delay 2s
+      policy b = retry 2 delay 1s hedge 1 after 50ms
+      """
+    let ids = analyze(policyFile: text).diagnostics.map {
+      "\($0.line):\($0.column) \($0.id.rawValue)"
+    }
+    #expect(ids == ["1:58 conflicting-delay", "2:20 hedge-conflict"])
   }
 
   @Test("the canonical printer and the compiled form's text print 'hedge N after D'")

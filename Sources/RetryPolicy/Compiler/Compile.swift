@@ -12,10 +12,17 @@ import Foundation
 ///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
 public func compile(policy source: String, vocabulary: Vocabulary = .open) throws -> CompiledPolicy
 {
-  // `analyze(policy:)` without the array it returns the policy in.
-  let (policy, (diagnostics, _, _), _, _, _) = checkPolicy(source, vocabulary: vocabulary)
-  if let policy { return policy }
-  throw PolicyCompileError(diagnostics: diagnostics, sourceName: "<policy>")
+  // `checkPolicy`, with the diagnostics put in order only when they are thrown: a policy
+  // that compiles is returned as it is.
+  var checker = PolicyChecker(vocabulary: vocabulary)
+  let (range, _, syntaxDiagnostics) = Parser.parsePolicy(source, into: &checker)
+  if let policy = checker.finish(
+    name: nil, emptyRange: range, hasSyntaxErrors: !syntaxDiagnostics.isEmpty)
+  {
+    return policy
+  }
+  let diagnostics = DiagnosticList.merged(syntaxDiagnostics, checker.diagnostics).finished()
+  throw PolicyCompileError(diagnostics: diagnostics.diagnostics, sourceName: "<policy>")
 }
 
 /// Compiles a policy file's text: named policies, each `policy NAME = …` or a block.

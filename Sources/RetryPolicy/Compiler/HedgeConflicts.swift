@@ -8,15 +8,8 @@ struct HedgeConflicts {
   /// A clause's keyword (`honoring` for `honoring retry-after`) and its keyword's range.
   typealias Conflict = (keyword: Keyword, range: SourceRange)
 
-  private static let none: Conflict = (
-    .hedge,
-    SourceRange(
-      start: SourceLocation(line: 0, column: 0, offset: 0),
-      end: SourceLocation(line: 0, column: 0, offset: 0))
-  )
-
   /// The first four, in order.
-  private var inline: (Conflict, Conflict, Conflict, Conflict) = (none, none, none, none)
+  private var inline: (Conflict?, Conflict?, Conflict?, Conflict?) = (nil, nil, nil, nil)
   /// The others, in order; its room is kept when the list is emptied.
   private var rest: [Conflict] = []
   /// How many there are.
@@ -42,7 +35,8 @@ struct HedgeConflicts {
 
   /// The clauses, in order.
   var all: [Conflict] {
-    let first = [inline.0, inline.1, inline.2, inline.3]
-    return Array(first.prefix(count)) + rest
+    // The inline ones past `count` are left from before the list was last emptied.
+    let first = [inline.0, inline.1, inline.2, inline.3].prefix(count).compactMap { $0 }
+    return first + rest
   }
 }

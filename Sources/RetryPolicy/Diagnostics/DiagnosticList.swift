@@ -73,8 +73,10 @@ struct DiagnosticList: RandomAccessCollection, Sendable {
 
   /// Adds another stage's diagnostics: its kept ones, up to this list's limits, and its counts.
   mutating func append(contentsOf other: DiagnosticList) {
+    // Nearly always empty: nothing to do (a loop over an empty list still costs its iterator).
+    guard other.foundCount > 0 || other.firstDropped != nil else { return }
     let (errors, warnings, notes) = (errorCount, warningCount, noteCount)
-    for diagnostic in other.kept { append(diagnostic) }
+    for index in other.kept.indices { append(other.kept[index]) }
     errorCount = errors + other.errorCount
     warningCount = warnings + other.warningCount
     noteCount = notes + other.noteCount

@@ -99,11 +99,11 @@ package enum Parser {
   private static func withUTF8<Result>(
     _ source: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result
   ) -> Result {
-    if let result = source.utf8.withContiguousStorageIfAvailable(body) { return result }
-    var copy = source
-    copy.makeContiguousUTF8()
-    if let result = copy.utf8.withContiguousStorageIfAvailable(body) { return result }
-    return Array(source.utf8).withUnsafeBufferPointer(body)
+    // `String.withUTF8` makes a bridged or otherwise non-contiguous string contiguous first;
+    // it returns the result as it is, where `withContiguousStorageIfAvailable` wraps it in an
+    // optional that costs a generic destroy for every parse.
+    var source = source
+    return source.withUTF8(body)
   }
 }
 
