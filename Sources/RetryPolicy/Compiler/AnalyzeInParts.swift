@@ -20,11 +20,11 @@ struct FileParting: Sendable {
   var minimumPartBytes: Int
 
   /// One part per core, up to eight, of at least 512 KiB each.
-  static var automatic: FileParting {
-    FileParting(
-      maximumParts: Swift.min(8, ProcessInfo.processInfo.activeProcessorCount),
-      minimumPartBytes: 512 * 1024)
-  }
+  ///
+  /// The cores are counted once: asking the system costs more than analyzing a small file.
+  static let automatic = FileParting(
+    maximumParts: Swift.min(8, ProcessInfo.processInfo.activeProcessorCount),
+    minimumPartBytes: 512 * 1024)
 
   /// Where the parts of `bytes` start: byte offsets and line numbers, the first at 0; one
   /// part when the file is too small or has no line to split at.
