@@ -123,10 +123,12 @@ struct PolicyChecker {
     for clause in line.clauses {
       let place = ClausePlace(keyword: clause.keywordRange, clause: clause.range)
       switch clause.kind {
-      case .on(let list), .except(let list):
-        let start = names.count
+      case .on(let list):
         names += list
-        consumeClasses(names[start...], isExcept: clause.keyword == "except", at: place)
+        consumeClasses(names[(names.count - list.count)...], isExcept: false, at: place)
+      case .except(let list):
+        names += list
+        consumeClasses(names[(names.count - list.count)...], isExcept: true, at: place)
       case .immediately: consumeImmediately(at: place)
       case .delay(let literal): consumeDuration(.delay, literal, at: place)
       case .backoff(let literal, let growth): consumeBackoff(literal, growth, at: place)
