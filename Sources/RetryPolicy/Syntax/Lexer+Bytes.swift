@@ -13,8 +13,12 @@ extension Lexer {
     case invalid
   }
 
-  /// What the character at `index` is, and its length in bytes.
-  func byteRun(at index: Int) -> (ByteRun, length: Int) {
+  /// What the character of `bytes` at `index` is, and its length in bytes.
+  ///
+  /// The byte-level helpers are static: called on a lexer being changed, an instance method
+  /// made the compiler copy the whole lexer for each call.
+  static func byteRun(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (ByteRun, length: Int)
+  {
     let (scalar, length) = SourceCharacters.decode(bytes, at: index)
     guard let scalar else { return (.invalid, length) }
     if SourceCharacters.invisibleName(of: scalar) != nil { return (.invisible(scalar), length) }
@@ -23,8 +27,10 @@ extension Lexer {
 
   /// Whether a non-ASCII character at `index` may continue a word that is not an identifier
   /// (`sérverError`): a visible character, not bytes that are not UTF-8 nor an invisible one.
-  func continuesWordOutsideASCII(at index: Int) -> Bool {
-    if case .visible = byteRun(at: index).0 { return true }
+  static func continuesWordOutsideASCII(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int)
+    -> Bool
+  {
+    if case .visible = byteRun(bytes, at: index).0 { return true }
     return false
   }
 

@@ -119,6 +119,7 @@ struct Lexer {
 
   // MARK: Scanning
 
+  @inline(__always)
   private func peek(_ distance: Int) -> UInt8? {
     let index = offset + distance
     return index < bytes.count ? bytes[index] : nil
@@ -161,10 +162,10 @@ struct Lexer {
   }
 
   @inline(__always)
-  private func isDigit(_ byte: UInt8) -> Bool { byte >= .zero && byte <= .nine }
+  private static func isDigit(_ byte: UInt8) -> Bool { byte >= .zero && byte <= .nine }
 
   @inline(__always)
-  private func isIdentifierByte(_ byte: UInt8) -> Bool {
+  private static func isIdentifierByte(_ byte: UInt8) -> Bool {
     switch byte {
     case .lowerA ... .lowerZ, .upperA ... .upperZ, .zero ... .nine, .underscore: true
     default: false
@@ -174,11 +175,13 @@ struct Lexer {
   /// Whether the byte at `index` continues a word that is not an identifier: a hyphen, or a
   /// visible character of another script (not bytes that are not UTF-8, nor an invisible
   /// character, which are diagnosed on their own).
-  private func continuesLooseWord(at index: Int) -> Bool {
+  private static func continuesLooseWord(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int)
+    -> Bool
+  {
     guard index < bytes.count else { return false }
     let byte = bytes[index]
     if byte == .hyphen { return true }
-    if byte >= 0x80 { return continuesWordOutsideASCII(at: index) }
+    if byte >= 0x80 { return continuesWordOutsideASCII(bytes, at: index) }
     return false
   }
 
@@ -193,11 +196,11 @@ struct Lexer {
 
   /// Moves past a run of ASCII digits.
   @inline(__always)
-  private mutating func skipDigits() { skip(while: isDigit) }
+  private mutating func skipDigits() { skip(while: Self.isDigit) }
 
   /// Moves past a run of ASCII identifier bytes (letters, digits, `_`).
   @inline(__always)
-  private mutating func skipIdentifierBytes() { skip(while: isIdentifierByte) }
+  private mutating func skipIdentifierBytes() { skip(while: Self.isIdentifierByte) }
 
   /// Moves past a whole character, or one ill-formed part of bytes that are not UTF-8: one
   /// column either way, as the renderer and `String(decoding:as:)` count them.
@@ -215,10 +218,12 @@ struct Lexer {
   /// diagnostic a run) and direction-changing characters.
   private mutating func stepCharacterInComment() {
     let start = location
-    let (run, _) = byteRun(at: offset)
+    let (run, _) = Self.byteRun(bytes, at: offset)
     switch run {
     case .invalid:
-      while offset < bytes.count, bytes[offset] >= 0x80, case .invalid = byteRun(at: offset).0 {
+      while offset < bytes.count, bytes[offset] >= 0x80,
+        case .invalid = Self.byteRun(bytes, at: offset).0
+      {
         stepScalar()
       }
       let end = location
@@ -243,13 +248,13 @@ struct Lexer {
     skipDigits()
     var hasFraction = false
     if offset < bytes.count, bytes[offset] == .dot {
-      if let next = peek(1), isDigit(next) {
+      if let next = peek(1), Self.isDigit(next) {
         hasFraction = true
         stepASCII()
         skipDigits()
       } else {
         stepASCII()
-        while offset < bytes.count, isIdentifierByte(bytes[offset]) { stepASCII() }
+        while offset < bytes.count, Self.isIdentifierByte(bytes[offset]) { stepASCII() }
         let error = token(.error, from: start, base: startBase)
         reportError(at: error.range) { .malformedNumber($0.text(start, $0.offset)) }
         return error
@@ -257,12 +262,14 @@ struct Lexer {
     }
     let unitStart = offset
     var kind = TokenKind.number
-    if offset < bytes.count, isIdentifierByte(bytes[offset]) || continuesLooseWord(at: offset) {
+    if offset < bytes.count,
+      Self.isIdentifierByte(bytes[offset]) || Self.continuesLooseWord(bytes, at: offset)
+    {
       kind = .duration
       while offset < bytes.count {
-        if isIdentifierByte(bytes[offset]) {
+        if Self.isIdentifierByte(bytes[offset]) {
           skipIdentifierBytes()
-        } else if bytes[offset] >= 0x80, continuesLooseWord(at: offset) {
+        } else if bytes[offset] >= 0x80, Self.continuesLooseWord(bytes, at: offset) {
           stepScalar()
         } else {
           break
@@ -275,14 +282,16 @@ struct Lexer {
   private mutating func scanWord() -> Token {
     let start = offset
     let startBase = base
-    if bytes[offset] == .lowerX, let next = peek(1), isDigit(next), isFactorSign(at: offset) {
+    if bytes[offset] == .lowerX, let next = peek(1), Self.isDigit(next),
+      Self.isFactorSign(bytes, at: offset)
+    {
       stepASCII()
       return token(.word, from: start, base: startBase, keyword: .x)
     }
     skipIdentifierBytes()
     var isIdentifier = true
     while offset < bytes.count, bytes[offset] == .hyphen || bytes[offset] >= 0x80,
-      continuesLooseWord(at: offset)
+      Self.continuesLooseWord(bytes, at: offset)
     {
       isIdentifier = false
       if bytes[offset] >= 0x80 { stepScalar() } else { stepASCII() }
@@ -296,10 +305,10 @@ struct Lexer {
 
   /// Whether the `x` at `position` is the factor sign: the identifier run it starts is `x`
   /// and digits only (`x1.5`, `x 3` aside), not a name such as `x509Error`.
-  private func isFactorSign(at position: Int) -> Bool {
+  private static func isFactorSign(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> Bool {
     var index = position + 1
-    while index < bytes.count, isIdentifierByte(bytes[index]) {
-      if !isDigit(bytes[index]) { return false }
+    while index < bytes.count, Self.isIdentifierByte(bytes[index]) {
+      if !Self.isDigit(bytes[index]) { return false }
       index += 1
     }
     return true
@@ -310,11 +319,11 @@ struct Lexer {
   private mutating func scanBadCharacters() -> Token {
     let start = offset
     let startBase = base
-    let (first, _) = byteRun(at: offset)
+    let (first, _) = Self.byteRun(bytes, at: offset)
     let scalar: Unicode.Scalar
     switch first {
     case .invalid:
-      while offset < bytes.count, case .invalid = byteRun(at: offset).0 { stepScalar() }
+      while offset < bytes.count, case .invalid = Self.byteRun(bytes, at: offset).0 { stepScalar() }
       let error = token(.error, from: start, base: startBase)
       reportError(at: error.range) { $0.invalidUTF8(from: error.range.start, to: error.range.end) }
       return error
@@ -324,7 +333,7 @@ struct Lexer {
       stepScalar()
       while offset < bytes.count, bytes[offset] != .tab, bytes[offset] != .lineFeed,
         bytes[offset] != .carriageReturn || peek(1) != .lineFeed,
-        case .invisible = byteRun(at: offset).0
+        case .invisible = Self.byteRun(bytes, at: offset).0
       {
         stepScalar()
       }
@@ -341,10 +350,10 @@ struct Lexer {
   private mutating func scanVisibleBadCharacters() {
     while offset < bytes.count {
       let byte = bytes[offset]
-      if byte >= 0x80, !continuesWordOutsideASCII(at: offset) { break }
+      if byte >= 0x80, !Self.continuesWordOutsideASCII(bytes, at: offset) { break }
       if byte < 0x20 || byte == 0x7F { break }  // an invisible character: its own diagnostic
       if byte == .space || byte == .tab || byte == .lineFeed || byte == .carriageReturn
-        || byte == .hash || isIdentifierByte(byte)
+        || byte == .hash || Self.isIdentifierByte(byte)
       {
         break
       }
