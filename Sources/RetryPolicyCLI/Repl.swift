@@ -113,7 +113,7 @@ struct ReplSession {
       return evaluate(text, isFile: true)
     }
     if trimmed.isEmpty || trimmed.hasPrefix("#") { return [] }
-    if Self.firstWord(of: trimmed) == "policy" {
+    if Self.firstWord(of: trimmed) == Keyword.policy.text {
       let balance = Self.braceBalance(of: line)
       if balance > 0 {
         pendingBlock = [line]

@@ -42,13 +42,13 @@ extension PolicyChecker {
   ) {
     switch keyword {
     case .within:
-      let checked = checkDuration(literal, of: "within", mustBePositive: true)
+      let checked = checkDuration(literal, of: Keyword.within.text, mustBePositive: true)
       if isFirst(.within, at: place.keyword, after: withinClause?.range) {
         withinClause = DurationClause(place.keyword, literal)
         deadline = checked
       }
     case .timeout:
-      let checked = checkDuration(literal, of: "timeout", mustBePositive: true)
+      let checked = checkDuration(literal, of: Keyword.timeout.text, mustBePositive: true)
       if isFirst(.timeout, at: place.keyword, after: timeoutClause?.range) {
         timeoutClause = DurationClause(place.keyword, literal)
         attemptTimeout = checked
@@ -59,7 +59,7 @@ extension PolicyChecker {
         return
       }
       noteHedgeConflict(.max, at: place.keyword)
-      let checked = checkDuration(literal, of: "max", mustBePositive: true)
+      let checked = checkDuration(literal, of: Keyword.max.text, mustBePositive: true)
       if isFirst(.max, at: place.keyword, after: rule.maxClause?.range) {
         rule.maxClause = DurationClause(place.keyword, literal)
         rule.cap = checked
@@ -71,7 +71,7 @@ extension PolicyChecker {
       }
       noteHedgeConflict(.delay, at: place.keyword)
       var shape: DelayShape?
-      if let delay = checkDuration(literal, of: "delay", mustBePositive: false) {
+      if let delay = checkDuration(literal, of: Keyword.delay.text, mustBePositive: false) {
         if delay == .zero { report(.zeroDelay(literal.text), at: place.keyword) }
         shape = .delayed(delay)
       }
@@ -88,7 +88,7 @@ extension PolicyChecker {
       return
     }
     noteHedgeConflict(.backoff, at: place.keyword)
-    let initial = checkDuration(literal, of: "backoff", mustBePositive: true)
+    let initial = checkDuration(literal, of: Keyword.backoff.text, mustBePositive: true)
     var shape: DelayShape?
     switch growth {
     case nil:
@@ -97,7 +97,7 @@ extension PolicyChecker {
       let factor = checkFactor(number, initial: literal)
       if let initial, let factor { shape = .exponential(initial, multiplier: factor) }
     case .increment(let step)?:
-      let increment = checkDuration(step, of: "backoff", mustBePositive: false)
+      let increment = checkDuration(step, of: Keyword.backoff.text, mustBePositive: false)
       if let initial, let increment { shape = .linear(initial, increment: increment) }
     }
     recordDelayClause(.backoff, at: place.keyword, shape: shape)
@@ -114,7 +114,7 @@ extension PolicyChecker {
     var isValid = !literals.isEmpty
     if literals.isEmpty { isIncomplete = true }  // the parser reports the missing duration
     for literal in literals {
-      if let delay = checkDuration(literal, of: "delays", mustBePositive: false) {
+      if let delay = checkDuration(literal, of: Keyword.delays.text, mustBePositive: false) {
         delays.append(delay)
       } else {
         isValid = false
@@ -207,7 +207,7 @@ extension PolicyChecker {
 
   mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
     var checked: HedgePolicy?
-    let delay = checkDuration(syntax.delay, of: "hedge", mustBePositive: false)
+    let delay = checkDuration(syntax.delay, of: Keyword.hedge.text, mustBePositive: false)
     if let count = syntax.count {
       if count < 1 || count > PolicyLimits.largestHedgeCount {
         report(.hedgeCountOutOfRange(count), at: syntax.countRange)

@@ -186,7 +186,7 @@ struct PolicyChecker {
     -> Bool
   {
     guard let first else { return true }
-    let written = keyword == .honoring ? "honoring retry-after" : keyword.rawValue
+    let written = keyword.clause?.text ?? keyword.text
     report(
       .duplicateClause(written, isPolicyWide: keyword.isPolicyWide), at: range,
       notes: [Diagnostic(.firstGivenHere(written), at: first)])
@@ -208,7 +208,7 @@ struct PolicyChecker {
     if hedgeClause != nil {
       for conflict in hedgeConflicts.all {
         let keyword =
-          conflict.keyword == .honoring ? "honoring retry-after" : conflict.keyword.rawValue
+          conflict.keyword.clause?.text ?? conflict.keyword.text
         report(.hedgeConflict(keyword), at: conflict.range)
       }
     }

@@ -54,11 +54,12 @@ struct Lexer {
   @inline(__always)
   private func token(
     _ kind: TokenKind, from start: Int, base startBase: Int, keyword: Keyword? = nil,
-    isIdentifier: Bool = false, hasFraction: Bool = false, unitStart: Int? = nil
+    clause: Clause? = nil, isIdentifier: Bool = false, hasFraction: Bool = false,
+    unitStart: Int? = nil
   ) -> Token {
     Token(
       kind: kind, line: line, start: start, end: offset, startBase: startBase, endBase: base,
-      keyword: keyword, isIdentifier: isIdentifier, hasFraction: hasFraction,
+      keyword: keyword, clause: clause, isIdentifier: isIdentifier, hasFraction: hasFraction,
       unitStart: unitStart)
   }
 
@@ -297,10 +298,10 @@ struct Lexer {
       if bytes[offset] >= 0x80 { stepScalar() } else { stepASCII() }
       skipIdentifierBytes()
     }
-    let keyword = Keyword.matching(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+    let match = ClauseTable.keyword(spelledBy: UnsafeBufferPointer(rebasing: bytes[start..<offset]))
     return token(
-      .word, from: start, base: startBase, keyword: keyword,
-      isIdentifier: isIdentifier && keyword == nil)
+      .word, from: start, base: startBase, keyword: match?.0, clause: match?.1,
+      isIdentifier: isIdentifier && match == nil)
   }
 
   /// Whether the `x` at `position` is the factor sign: the identifier run it starts is `x`
@@ -386,7 +387,7 @@ extension UInt8 {
   fileprivate static let zero = UInt8(ascii: "0")
   fileprivate static let nine = UInt8(ascii: "9")
   fileprivate static let lowerA = UInt8(ascii: "a")
-  fileprivate static let lowerX = UInt8(ascii: "x")
+  fileprivate static let lowerX = Keyword.x.rawValue.utf8.first ?? 0
   fileprivate static let lowerZ = UInt8(ascii: "z")
   fileprivate static let upperA = UInt8(ascii: "A")
   fileprivate static let upperZ = UInt8(ascii: "Z")

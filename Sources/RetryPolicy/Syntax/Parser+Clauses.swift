@@ -24,12 +24,12 @@ extension PolicyParser {
     if !lineNames.isEmpty { lineNames.removeAll(keepingCapacity: true) }
     consumer.pointee.beginLine(head: head)
     while !isAtLineEnd {
-      guard token.kind == .word, let keyword = token.keyword, keyword.startsClause else {
+      guard token.kind == .word, let keyword = token.keyword, let clause = token.clause else {
         reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)
         skipToClause()
         continue
       }
-      if head == nil && !keyword.isPolicyWide && !isStartDiagnosed {
+      if head == nil && !clause.isPolicyWide && !isStartDiagnosed {
         report(.expectedRetry(before: keyword.rawValue), at: token.range)
         isStartDiagnosed = true
       }
@@ -58,7 +58,7 @@ extension PolicyParser {
     case .word:
       switch token.keyword {
       case nil:
-        let suggestion = Suggestion.nearest(to: text, in: Keyword.clauseWords)
+        let suggestion = Suggestion.nearest(to: text, in: ClauseTable.clauseWords)
         report(.unknownClause(text, suggestion: suggestion), at: token.range)
       case .retry?:
         report(
@@ -231,7 +231,7 @@ extension PolicyParser {
       return nil
     }
     advance()
-    guard let delay = parseDuration(after: "after") else { return nil }
+    guard let delay = parseDuration(after: Keyword.after.text) else { return nil }
     return HedgeSyntax(count: count, countRange: countRange, delay: delay)
   }
 
@@ -302,7 +302,7 @@ extension PolicyParser {
     let start = token.range.start
     switch token.kind {
     case .number:
-      guard let number = parsePercent(after: "jitter") else { return nil }
+      guard let number = parsePercent(after: Keyword.jitter.text) else { return nil }
       return JitterSyntax(
         kind: .percent(number), range: SourceRange(start: start, end: previousEnd))
     case .word:
@@ -312,7 +312,7 @@ extension PolicyParser {
       case .equal?: kind = .equal
       case .decorrelated?: kind = .decorrelated
       default:
-        let suggestion = Suggestion.nearest(to: text, in: ["full", "equal", "decorrelated"])
+        let suggestion = Suggestion.nearest(to: text, in: LanguageWords.jitterKinds)
         report(.expectedJitter(suggestion: suggestion), at: token.range)
         return nil
       }

@@ -15,7 +15,7 @@ extension PolicyParser where Consumer: DeclarationConsumer {
       } else {
         if token.kind != .error {
           let suggestion =
-            token.kind == .word ? Suggestion.nearest(to: text, in: ["policy"]) : nil
+            token.kind == .word ? Suggestion.nearest(to: text, in: [Keyword.policy.text]) : nil
           report(.expectedPolicy(found: text, suggestion: suggestion), at: token.range)
         }
         skipToNextPolicy()

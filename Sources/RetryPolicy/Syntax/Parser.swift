@@ -177,7 +177,7 @@ struct PolicyParser<Consumer: LineConsumer> {
 
   /// Whether the current token is a clause keyword.
   var isAtClause: Bool {
-    token.kind == .word && (token.keyword?.startsClause ?? false)
+    token.kind == .word && token.clause != nil
   }
 
   /// Reports a syntax error; past the errors that can be shown, it is only counted.
@@ -203,7 +203,7 @@ struct PolicyParser<Consumer: LineConsumer> {
     while !isAtLineEnd && !isAtClause {
       if token.kind == .word, token.keyword == nil,
         diagnostics.lastFoundStart != token.range.start,
-        let suggestion = Suggestion.nearest(to: text, in: Keyword.clauseWords)
+        let suggestion = Suggestion.nearest(to: text, in: ClauseTable.clauseWords)
       {
         report(.unknownClause(text, suggestion: suggestion), at: token.range)
       }
