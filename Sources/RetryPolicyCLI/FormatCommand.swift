@@ -72,7 +72,7 @@ enum FormatCommand: Subcommand {
     let policiesBefore: [CompiledPolicy]
     let commentsBefore: [Substring]
     do {
-      let before = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
+      let before = analyze(policyFile: bytes)
       if before.hasErrors { return .invalid(before.diagnostics) }
       let hasByteOrderMark = bytes.starts(with: [0xEF, 0xBB, 0xBF])
       formatted = (hasByteOrderMark ? "\u{FEFF}" : "") + CanonicalPrinter.print(before.syntax)
@@ -82,7 +82,7 @@ enum FormatCommand: Subcommand {
     let source = String(decoding: bytes, as: UTF8.self)
     if formatted == source { return .formatted(source) }
     // The formatted text again, its comments kept but no tree built.
-    let after = analyze(policyFile: formatted, vocabulary: .open, keepingComments: true)
+    let after = analyze(policyFile: formatted)
     if after.hasErrors {
       return .changesMeaning("the formatted text does not compile")
     }

@@ -74,7 +74,7 @@ enum GenerateCommand: Subcommand {
         unreadable = true
         continue
       }
-      let analysis = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
+      let analysis = analyze(policyFile: source)
       let compiled = Dictionary(
         analysis.policies.compactMap { policy in policy.name.map { ($0, policy) } },
         uniquingKeysWith: { first, _ in first })

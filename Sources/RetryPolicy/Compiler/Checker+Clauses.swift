@@ -8,7 +8,7 @@
 extension PolicyChecker {
   // MARK: Rule clauses
 
-  mutating func consumeClasses(
+  mutating func checkClasses(
     _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace
   ) {
     guard isReadingRule else {
@@ -29,7 +29,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeImmediately(at place: ClausePlace) {
+  mutating func checkImmediately(at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -37,7 +37,7 @@ extension PolicyChecker {
     recordDelayClause(.immediately, at: place.keyword, shape: .immediate)
   }
 
-  mutating func consumeDuration(
+  mutating func checkDuration(
     _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace
   ) {
     switch keyword {
@@ -79,7 +79,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeBackoff(
+  mutating func checkBackoff(
     _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
     at place: ClausePlace
   ) {
@@ -103,7 +103,7 @@ extension PolicyChecker {
     recordDelayClause(.backoff, at: place.keyword, shape: shape)
   }
 
-  mutating func consumeDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
+  mutating func checkDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -123,7 +123,7 @@ extension PolicyChecker {
     recordDelayClause(.delays, at: place.keyword, shape: isValid ? .custom(delays) : nil)
   }
 
-  mutating func consumeJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
+  mutating func checkJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -136,7 +136,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeHook(_ name: NameSyntax, at place: ClausePlace) {
+  mutating func checkHook(_ name: NameSyntax, at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -149,7 +149,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeHonoringRetryAfter(at place: ClausePlace) {
+  mutating func checkHonoringRetryAfter(at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -188,7 +188,7 @@ extension PolicyChecker {
 
   // MARK: Policy-wide clauses
 
-  mutating func consumeBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
+  mutating func checkBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
     var checked: Double?
     if let percent = number.value {
       if Self.isPercentInRange(number.digits, value: percent) {
@@ -205,7 +205,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
+  mutating func checkHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
     var checked: HedgePolicy?
     let delay = checkDuration(syntax.delay, of: Keyword.hedge.text, mustBePositive: false)
     if let count = syntax.count {

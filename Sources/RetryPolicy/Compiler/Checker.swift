@@ -125,22 +125,22 @@ struct PolicyChecker {
       switch clause.kind {
       case .on(let list):
         names += list
-        consumeClasses(names[(names.count - list.count)...], isExcept: false, at: place)
+        checkClasses(names[(names.count - list.count)...], isExcept: false, at: place)
       case .except(let list):
         names += list
-        consumeClasses(names[(names.count - list.count)...], isExcept: true, at: place)
-      case .immediately: consumeImmediately(at: place)
-      case .delay(let literal): consumeDuration(.delay, literal, at: place)
-      case .backoff(let literal, let growth): consumeBackoff(literal, growth, at: place)
-      case .delays(let literals): consumeDelays(literals, at: place)
-      case .jitter(let syntax): consumeJitter(syntax, at: place)
-      case .max(let literal): consumeDuration(.max, literal, at: place)
-      case .after(let name): consumeHook(name, at: place)
-      case .honoringRetryAfter: consumeHonoringRetryAfter(at: place)
-      case .within(let literal): consumeDuration(.within, literal, at: place)
-      case .timeout(let literal): consumeDuration(.timeout, literal, at: place)
-      case .budget(let number): consumeBudget(number, at: place)
-      case .hedge(let syntax): consumeHedge(syntax, at: place)
+        checkClasses(names[(names.count - list.count)...], isExcept: true, at: place)
+      case .immediately: checkImmediately(at: place)
+      case .delay(let literal): checkDuration(.delay, literal, at: place)
+      case .backoff(let literal, let growth): checkBackoff(literal, growth, at: place)
+      case .delays(let literals): checkDelays(literals, at: place)
+      case .jitter(let syntax): checkJitter(syntax, at: place)
+      case .max(let literal): checkDuration(.max, literal, at: place)
+      case .after(let name): checkHook(name, at: place)
+      case .honoringRetryAfter: checkHonoringRetryAfter(at: place)
+      case .within(let literal): checkDuration(.within, literal, at: place)
+      case .timeout(let literal): checkDuration(.timeout, literal, at: place)
+      case .budget(let number): checkBudget(number, at: place)
+      case .hedge(let syntax): checkHedge(syntax, at: place)
       }
     }
     endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
@@ -159,7 +159,7 @@ struct PolicyChecker {
       budgetRatio: budgetRatio, hedge: hedge)
   }
 
-  // MARK: Lines as the parser reads them
+  // MARK: Lines
 
   /// Starts a line: a rule when it has a head, else a line of policy-wide clauses.
   mutating func beginLine(head: RetryHeadSyntax?) {
@@ -218,5 +218,10 @@ struct PolicyChecker {
   }
 }
 
-/// The checker takes lines straight from the parser, so that no tree is built for them.
-extension PolicyChecker: LineConsumer {}
+/// Where a clause stands: its keyword's range and the whole clause's.
+struct ClausePlace {
+  /// The range of the clause's keyword (`honoring` for `honoring retry-after`).
+  var keyword: SourceRange
+  /// The range of the whole clause.
+  var clause: SourceRange
+}

@@ -19,24 +19,10 @@ struct Lexer {
   /// The column base of `offset`: the first byte of its line plus the continuation bytes
   /// between them, so that the column of `offset` in Unicode scalars is `offset - base + 1`.
   private(set) var base = 0
-  /// Every comment read so far, in order (none when `keepsComments` is false).
+  /// Every comment read so far, in order.
   var comments: [CommentSyntax] = []
-  /// Whether comments are collected; only the printer needs them.
-  var keepsComments = true
   /// The lexer's own diagnostics, in the order found (the parser keeps its own).
   var diagnostics = DiagnosticList()
-
-  /// A lexer that starts at the start of line `line`, at byte `offset` (a line's first byte;
-  /// past a byte order mark at 0), so that a part of a text is read with the places it has
-  /// in the whole.
-  init(bytes: UnsafeBufferPointer<UInt8>, lineStartingAt offset: Int, line: UInt32) {
-    self.init(bytes: bytes)
-    if offset > self.offset {
-      self.offset = offset
-      base = offset
-    }
-    self.line = Swift.max(1, line)
-  }
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
@@ -156,7 +142,6 @@ struct Lexer {
         stepCharacterInComment()
       }
     }
-    guard keepsComments else { return }
     comments.append(
       CommentSyntax(
         text: text(start.offset, offset), range: SourceRange(start: start, end: location)))
