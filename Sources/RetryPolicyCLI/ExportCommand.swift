@@ -69,17 +69,13 @@ enum ExportCommand: Subcommand {
       output.usageError(.other("'--method' needs '--service'"), command: spec.fullName)
       return ExitStatus.usage
     }
-    let policy: CompiledPolicy
-    switch PolicyInput.resolvePolicy(arguments, context: context, command: spec.fullName) {
+    let resolved: PolicyInput.ResolvedPolicy
+    switch PolicyInput.resolveSourcedPolicy(arguments, context: context, command: spec.fullName) {
     case .exit(let status): return status
-    case .policy(let resolved): policy = resolved
+    case .policy(let policy): resolved = policy
     }
-    guard let (source, name, body) = ExportSource.locate(policy, arguments, context: context)
-    else {
-      output.error("internal error: the policy's text could not be read again")
-      return ExitStatus.failure
-    }
-    let locator = ExportLocator(body: body)
+    let policy = resolved.checked.policy
+    let locator = ExportLocator(resolved.checked)
     let result =
       engine == "grpc"
       ? GRPCExport.export(
@@ -90,7 +86,8 @@ enum ExportCommand: Subcommand {
     let diagnostics = result.notes.map {
       Diagnostic(.inexactExport($0.message, isStrict: isStrict), at: $0.range)
     }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
-    PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
+    PolicyInput.printDiagnostics(
+      diagnostics, bytes: resolved.source, name: resolved.sourceName, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
     if engine == "envoy", !arguments.has("json") {
       output.write(YAMLWriter().write(result.document))
@@ -98,30 +95,5 @@ enum ExportCommand: Subcommand {
       output.write(JSONWriter().write(result.document) + "\n")
     }
     return ExitStatus.success
-  }
-}
-
-/// The text of the policy an export works on, read again to point warnings at clauses.
-enum ExportSource {
-  static func locate(
-    _ policy: CompiledPolicy, _ arguments: ParsedArguments, context: CommandContext
-  ) -> (String, String, PolicyBodySyntax)? {
-    if let path = arguments.value("file") {
-      guard case .success(let bytes) = PolicyInput.readFileBytes(path, context: context) else {
-        return nil
-      }
-      let source = String(decoding: bytes, as: UTF8.self)
-      let file = Parser.parseFile(source).0
-      let declaration =
-        file.policies.first { $0.name.text == policy.name } ?? file.policies.first
-      return declaration.map { (source, path, $0.body) }
-    }
-    let words = arguments.arguments
-    var source = words.joined(separator: " ")
-    if words == ["-"] {
-      guard case .success(let text) = context.standardInputText() else { return nil }
-      source = text
-    }
-    return (source, PolicyInput.commandLineName, Parser.parsePolicy(source).0)
   }
 }

@@ -222,6 +222,30 @@ struct LanguageServerTests {
         + #""selectionRange":{"start":{"line":1,"character":7},"end":{"line":1,"character":15}}}]"#)
   }
 
+  @Test("hover on a rule of a hedged policy keeps the policy's 'hedge' and other clauses")
+  func hoverKeepsHedge() throws {
+    var server = Self.initialized()
+    let text = """
+      policy fast {
+          retry 1 on unavailable
+          retry 2 on serverError
+          hedge 2 after 100ms
+          timeout 1s
+      }
+
+      """
+    _ = server.open(uri: Self.uri, version: 1, text: text)
+    let open = try #require(server.documents[Self.uri])
+    let position = JSONInput.object([
+      "position": .object(["line": .int(2), "character": .int(10)])
+    ])
+    let hover = JSONWriter(isPretty: false).write(server.hover(open, params: position))
+    #expect(hover.contains("rule 2 of policy `fast`"))
+    #expect(hover.contains("retry 2 on serverError immediately timeout 1s hedge 2 after 100ms"))
+    #expect(hover.contains("2 extra attempts (concurrent)"))
+    #expect(!hover.contains("unavailable"))
+  }
+
   /// The labels completion offers at the end of `line` (the cursor is at its end).
   static func completion(_ line: String, before: String = "") -> [String] {
     var server = initialized()

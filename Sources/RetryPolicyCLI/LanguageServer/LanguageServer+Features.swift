@@ -11,32 +11,28 @@ extension LanguageServer {
   func hover(_ open: OpenDocument, params: JSONInput) -> JSONValue {
     guard let position = TextDocument.Position(params["position"]) else { return .null }
     let offset = open.document.offset(of: position)
-    let syntax = open.analysis.syntax
-    guard
-      let declaration = syntax.policies.first(where: {
-        $0.range.start.offset <= offset && offset <= $0.range.end.offset
-      })
+    func contains(_ range: SourceRange) -> Bool {
+      range.start.offset <= offset && offset <= range.end.offset
+    }
+    guard let declaration = open.analysis.syntax.policies.first(where: { contains($0.range) })
     else { return .null }
     let name = declaration.name.text
-    let compiled = open.analysis.policies.first { $0.name == name }
+    // The compiled policy and its sources, when the declaration compiled.
+    let checked = open.analysis.checked.first { $0.range == declaration.range }
     var heading = "policy `\(name)`"
     var range = declaration.name.range
-    var policy = compiled
-    let onName =
-      declaration.name.range.start.offset <= offset && offset <= declaration.name.range.end.offset
-    if !onName {
-      let ruleLines = declaration.body.lines.filter { $0.head != nil }
-      guard
-        let index = ruleLines.firstIndex(where: {
-          $0.range.start.offset <= offset && offset <= $0.range.end.offset
-        })
-      else { return .null }
+    var policy = checked?.policy
+    if !contains(declaration.name.range) {
+      let ruleRanges =
+        checked?.rules.map(\.range)
+        ?? declaration.body.lines.filter { $0.head != nil }.map(\.range)
+      guard let index = ruleRanges.firstIndex(where: contains) else { return .null }
       heading = "rule \(index + 1) of policy `\(name)`"
-      range = ruleLines[index].range
-      if let compiled, index < compiled.rules.count {
-        policy = CompiledPolicy(
-          name: compiled.name, rules: [compiled.rules[index]], deadline: compiled.deadline,
-          attemptTimeout: compiled.attemptTimeout, budgetRatio: compiled.budgetRatio)
+      range = ruleRanges[index]
+      // The policy with this rule alone: every policy-wide clause (`hedge` too) kept.
+      if var single = policy, index < single.rules.count {
+        single.rules = [single.rules[index]]
+        policy = single
       }
     }
     let body: String
@@ -121,7 +117,9 @@ extension LanguageServer {
   /// `textDocument/formatting`: the canonical text as one edit of the whole document; no
   /// edit when the text is already canonical or has errors.
   func formatting(_ open: OpenDocument, params: JSONInput) -> JSONValue {
-    guard case .formatted(let formatted) = FormatCommand.format(bytes: open.document.bytes),
+    guard
+      case .formatted(let formatted) = FormatCommand.format(
+        bytes: open.document.bytes, analysis: open.analysis),
       formatted != open.document.text
     else { return .array([]) }
     return .array([
