@@ -246,6 +246,38 @@ struct LanguageServerTests {
     #expect(!hover.contains("unavailable"))
   }
 
+  @Test("quick fixes come from the fix-its: a message reworded still gives the same edit")
+  func quickFixesFromFixIts() throws {
+    var server = Self.initialized()
+    _ = server.open(
+      uri: Self.uri, version: 1, text: "policy p = retry 3 bakoff 1s\npolicy q = retry 3 delay 2d\n"
+    )
+    var open = try #require(server.documents[Self.uri])
+    let everywhere = JSONInput.object([
+      "range": .object([
+        "start": .object(["line": .int(0), "character": .int(0)]),
+        "end": .object(["line": .int(2), "character": .int(0)]),
+      ])
+    ])
+    let before = JSONWriter(isPretty: false).write(server.codeActions(open, params: everywhere))
+    #expect(before.contains("Replace 'bakoff' with 'backoff'"))
+    // Every message reworded, with no "did you mean" left in any of them.
+    open.analysis.diagnostics = open.analysis.diagnostics.map { diagnostic in
+      var reworded = diagnostic
+      reworded.summary = "this wording is new"
+      return reworded
+    }
+    #expect(open.analysis.diagnostics.allSatisfy { !$0.summary.contains("did you mean") })
+    let after = JSONWriter(isPretty: false).write(server.codeActions(open, params: everywhere))
+    #expect(after.contains("Replace 'bakoff' with 'backoff'"))
+    #expect(
+      after.contains(
+        #""range":{"start":{"line":0,"character":19},"end":{"line":0,"character":25}},"#
+          + #""newText":"backoff""#))
+    // `2d` is not a unit of the language: the fix-it replaces the whole duration.
+    #expect(after.contains("Replace '2d' with '48h'"))
+  }
+
   /// The labels completion offers at the end of `line` (the cursor is at its end).
   static func completion(_ line: String, before: String = "") -> [String] {
     var server = initialized()

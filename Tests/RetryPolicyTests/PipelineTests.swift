@@ -91,6 +91,23 @@ struct PipelineTests {
     #expect(c.policyWide(.timeout)?.range.start.line == 10)
   }
 
+  @Test("a suggestion is a fix-it: an edit of a range, which the message renders")
+  func fixIts() throws {
+    let clause = try #require(analyze(policy: "retry 3 bakoff 1s").diagnostics.first)
+    #expect(clause.summary == "unknown clause 'bakoff'")
+    #expect(clause.message == "unknown clause 'bakoff'; did you mean 'backoff'?")
+    let fix = try #require(clause.fixIts.first)
+    #expect(fix.replacement == "backoff")
+    #expect(fix.range.start.offset == 8 && fix.range.end.offset == 14)
+    // The same duration in a unit of the language replaces the number too.
+    let unit = try #require(analyze(policy: "retry 3 delay 2d").diagnostics.first)
+    #expect(unit.range.start.offset == 15)
+    #expect(unit.fixIts.map(\.replacement) == ["48h"])
+    #expect(unit.fixIts.first?.range.start.offset == 14)
+    // A message without a suggestion has no fix-it.
+    #expect(analyze(policy: "retry 3 delay 2us").diagnostics.first?.fixIts == [])
+  }
+
   @Test("a syntax error belongs to the declaration being read, not to the next one")
   func syntaxErrorsByDeclaration() {
     let source = "policy a {\n  retry 3\npolicy b = retry 2 delay 1s\n"

@@ -369,12 +369,16 @@ extension PolicyParser {
         let unitText = lexer.text(token.unitStart, token.end)
         // The number before the unit is ASCII: the unit's column follows from its offset.
         let unitStart = token.location(at: token.unitStart)
+        let suggestion = Literals.suggestion(
+          forUnit: unitText, digits: lexer.slice(token.start, token.unitStart))
+        // The same duration in another unit (`2d` → `48h`) replaces the number too.
+        var fixIts: [FixIt]?
+        if case .literal(let literal)? = suggestion {
+          fixIts = [FixIt(range: token.range, replacement: literal)]
+        }
         report(
-          .unknownUnit(
-            unitText,
-            suggestion: Literals.suggestion(
-              forUnit: unitText, digits: lexer.slice(token.start, token.unitStart))),
-          at: SourceRange(start: unitStart, end: token.range.end))
+          .unknownUnit(unitText, suggestion: suggestion),
+          at: SourceRange(start: unitStart, end: token.range.end), fixIts: fixIts)
         return nil
       }
       let duration = Literals.duration(

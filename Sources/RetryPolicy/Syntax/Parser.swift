@@ -123,9 +123,10 @@ struct PolicyParser {
 
   /// Reports a syntax error; past the errors that can be shown, it is only counted.
   mutating func report(
-    _ message: DiagnosticMessage, at range: SourceRange, notes: [Diagnostic] = []
+    _ message: DiagnosticMessage, at range: SourceRange, notes: [Diagnostic] = [],
+    fixIts: [FixIt]? = nil
   ) {
-    diagnostics.appendError(message, at: range, notes: notes)
+    diagnostics.appendError(message, at: range, notes: notes, fixIts: fixIts)
   }
 
   /// How many diagnostics the lexer and the parser have reported so far.

@@ -50,8 +50,8 @@ extension LanguageServer {
     ])
   }
 
-  /// `textDocument/codeAction`: a quick fix for every did-you-mean suggestion of a diagnostic
-  /// within the requested range.
+  /// `textDocument/codeAction`: a quick fix for every fix-it of a diagnostic within the
+  /// requested range, built from the fix-it's edit (never from the message's text).
   func codeActions(_ open: OpenDocument, params: JSONInput) -> JSONValue {
     let document = open.document
     let start = TextDocument.Position(params["range"]?["start"]).map(document.offset(of:)) ?? 0
@@ -59,59 +59,45 @@ extension LanguageServer {
       TextDocument.Position(params["range"]?["end"]).map(document.offset(of:))
       ?? document.bytes.count
     var actions: [JSONValue] = []
-    for diagnostic in open.analysis.diagnostics {
-      guard diagnostic.range.start.offset <= end, diagnostic.range.end.offset >= start,
-        let fix = Self.quickFix(for: diagnostic, in: document)
-      else { continue }
-      let edit = JSONValue.object([
-        .init("range", TextDocument.range(fix.start, fix.end)),
-        .init("newText", .string(fix.replacement)),
-      ])
-      actions.append(
-        .object([
-          .init("title", .string("Replace '\(fix.original)' with '\(fix.replacement)'")),
-          .init("kind", .string("quickfix")),
-          .init("diagnostics", .array([Self.diagnostic(diagnostic, in: document)])),
-          .init("isPreferred", .bool(true)),
-          .init(
-            "edit",
-            .object([
-              .init("changes", .object([.init(document.uri, .array([edit]))]))
-            ])),
-        ]))
+    for diagnostic in open.analysis.diagnostics
+    where diagnostic.range.start.offset <= end && diagnostic.range.end.offset >= start {
+      for fix in Self.quickFixes(for: diagnostic, in: document) {
+        let edit = JSONValue.object([
+          .init("range", TextDocument.range(fix.start, fix.end)),
+          .init("newText", .string(fix.replacement)),
+        ])
+        actions.append(
+          .object([
+            .init("title", .string("Replace '\(fix.original)' with '\(fix.replacement)'")),
+            .init("kind", .string("quickfix")),
+            .init("diagnostics", .array([Self.diagnostic(diagnostic, in: document)])),
+            .init("isPreferred", .bool(true)),
+            .init(
+              "edit",
+              .object([
+                .init("changes", .object([.init(document.uri, .array([edit]))]))
+              ])),
+          ]))
+      }
     }
     return .array(actions)
   }
 
-  /// The edit a diagnostic's `did you mean 'X'?` suggests: its range's text becomes X.
-  ///
-  /// A unit suggestion that is a whole duration (`2d` → `48h`) replaces the number too.
-  static func quickFix(for diagnostic: Diagnostic, in document: TextDocument) -> (
+  /// The edits of a diagnostic's fix-its, in the document's positions, with the text each
+  /// replaces.
+  static func quickFixes(for diagnostic: Diagnostic, in document: TextDocument) -> [(
     start: TextDocument.Position, end: TextDocument.Position, original: String,
     replacement: String
-  )? {
-    let marker = "did you mean '"
-    guard let found = diagnostic.message.range(of: marker, options: .backwards) else {
-      return nil
+  )] {
+    diagnostic.fixIts.compactMap { fixIt in
+      let start = document.offset(of: document.position(of: fixIt.range.start))
+      let end = document.offset(of: document.position(of: fixIt.range.end))
+      guard start < end, !fixIt.replacement.isEmpty else { return nil }
+      return (
+        document.position(ofOffset: start), document.position(ofOffset: end),
+        document.text(start, end), fixIt.replacement
+      )
     }
-    let rest = diagnostic.message[found.upperBound...]
-    guard let close = rest.range(of: "'?") else { return nil }
-    let replacement = String(rest[..<close.lowerBound])
-    var start = document.offset(of: document.position(of: diagnostic.range.start))
-    let end = document.offset(of: document.position(of: diagnostic.range.end))
-    guard start < end, !replacement.isEmpty else { return nil }
-    if diagnostic.id == .unknownUnit, replacement.first?.isNumber == true {
-      while start > 0,
-        document.bytes[start - 1] == UInt8(ascii: ".")
-          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(document.bytes[start - 1])
-      {
-        start -= 1
-      }
-    }
-    return (
-      document.position(ofOffset: start), document.position(ofOffset: end),
-      document.text(start, end), replacement
-    )
   }
 
   /// `textDocument/formatting`: the canonical text as one edit of the whole document; no
