@@ -101,7 +101,8 @@ enum ExportCommand: Subcommand {
 }
 
 extension DiagnosticID {
-  /// `retry-policy export`: a clause the engine cannot express exactly (an error with
-  /// `--strict`). The export's own diagnostic: never reported by `check` or `compile`.
+  /// The export's own diagnostic: a clause the engine cannot express exactly.
+  ///
+  /// A warning, an error with `--strict`; never reported by `check` or `compile`.
   static let inexactExport = DiagnosticID(tool: "inexact-export")
 }
