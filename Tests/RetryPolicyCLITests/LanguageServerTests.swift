@@ -55,6 +55,13 @@ struct LanguageServerTests {
     #expect(document.offset(of: .init(line: 1, character: 9)) == document.bytes.count)
   }
 
+  @Test("a position after a lone CR is on the next line, as the editor shows it")
+  func loneCarriageReturn() {
+    // The lone CR is an error at 0:18; `bakoff` stands on the editor's second line.
+    #expect(
+      Self.ranges("policy p = retry 3\rretry 2 bakoff 1s\n").contains("1:8-1:14"))
+  }
+
   @Test("every diagnostic's UTF-16 column agrees with Swift's count of the line's code units")
   func positionsAgreeWithSwift() {
     let lines = [

@@ -21,8 +21,7 @@ extension LanguageServer {
     guard let position = TextDocument.Position(params["position"]) else { return .array([]) }
     let document = open.document
     let offset = document.offset(of: position)
-    let line = max(0, min(position.line, document.lineStarts.count - 1))
-    let lineStart = document.lineStarts[line]
+    let lineStart = document.lineStart(position.line)
     let prefix = Array(document.bytes[lineStart..<max(lineStart, offset)])
     if prefix.contains(UInt8(ascii: "#")) { return .array([]) }
     var partialStart = prefix.count
