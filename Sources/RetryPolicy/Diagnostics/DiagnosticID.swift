@@ -142,7 +142,17 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
   /// `max` on a rule whose delays are all zero.
   public static let capWithoutDelay = DiagnosticID(catalogued: "cap-without-delay")
   /// A per-attempt timeout no shorter than the overall deadline.
-  public static let timeoutNotBelowDeadline = DiagnosticID(catalogued: "timeout-not-below-deadline")
+  public static let timeoutNotBelowDeadline = DiagnosticID(
+    catalogued: "timeout-not-below-deadline")
+
+  // MARK: The policy store's own (outside the language's catalogue, `allCases`)
+
+  /// ``PolicyStore``: its file cannot be read (missing, unreadable). Never reported by
+  /// `check` or `compile`.
+  public static let unreadableFile = DiagnosticID(tool: "unreadable-file")
+  /// ``PolicyStore``: its file is larger than ``PolicyStore/maximumFileSize``.
+  public static let fileTooLarge = DiagnosticID(tool: "file-too-large")
+
   // MARK: Notes
 
   /// Where something was first given.
