@@ -147,8 +147,9 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
 
   // MARK: The policy store's own (outside the language's catalogue, `allCases`)
 
-  /// ``PolicyStore``: its file cannot be read (missing, unreadable). Never reported by
-  /// `check` or `compile`.
+  /// ``PolicyStore``'s own: its file cannot be read (missing, unreadable).
+  ///
+  /// Never reported by `check` or `compile`.
   public static let unreadableFile = DiagnosticID(tool: "unreadable-file")
   /// ``PolicyStore``: its file is larger than ``PolicyStore/maximumFileSize``.
   public static let fileTooLarge = DiagnosticID(tool: "file-too-large")
