@@ -33,55 +33,61 @@ package struct RuleSource: Sendable, Hashable {
 }
 
 /// A compiled policy with the ranges it came from.
+///
+/// It keeps its declaration's syntax (which shares the tree's storage, so keeping it costs no
+/// copy) and derives the ranges of rules and clauses from it only when a tool asks.
 package struct CheckedPolicy: Sendable {
   /// The compiled value.
   package var policy: CompiledPolicy
+  /// The declaration it compiled from.
+  private let declaration: PolicyDeclarationSyntax
+  /// Whether the declaration is a named one of a file (not the text of a single policy).
+  private let isNamed: Bool
+
+  /// Pairs a policy compiled from `declaration` without error with its ranges.
+  init(policy: CompiledPolicy, declaration: PolicyDeclarationSyntax, isNamed: Bool = true) {
+    self.policy = policy
+    self.declaration = declaration
+    self.isNamed = isNamed
+  }
+
   /// The declaration (`policy NAME …`), or the whole text of a single policy.
-  package var range: SourceRange
+  package var range: SourceRange { declaration.range }
   /// The name as written; nil for a single policy text.
-  package var nameRange: SourceRange?
+  package var nameRange: SourceRange? { isNamed ? declaration.name.range : nil }
   /// The body: from the first line to the last.
-  package var bodyRange: SourceRange
-  /// Each rule's source, in the order of `policy.rules`.
-  package var rules: [RuleSource]
+  package var bodyRange: SourceRange { declaration.body.range }
+
+  /// Each rule's source, in the order of `policy.rules`: a policy without errors has one
+  /// compiled rule per line with `retry N`, in order.
+  package var rules: [RuleSource] {
+    declaration.body.lines.compactMap { line in
+      guard let head = line.head else { return nil }
+      var clauses: [ClauseSource] = []
+      var errorClasses: [NameSyntax] = []
+      for clause in line.clauses where !clause.isPolicyWide {
+        clauses.append(Self.source(of: clause))
+        if case .on(let names) = clause.kind { errorClasses += names }
+      }
+      return RuleSource(
+        range: line.range, headRange: head.range, countRange: head.countRange,
+        clauses: clauses, errorClasses: errorClasses)
+    }
+  }
+
   /// The policy-wide clauses, in the order written.
-  package var policyWideClauses: [ClauseSource]
+  package var policyWideClauses: [ClauseSource] {
+    declaration.body.lines.flatMap { line in
+      line.clauses.filter(\.isPolicyWide).map(Self.source(of:))
+    }
+  }
 
   /// The policy-wide clause `clause`, if written.
   package func policyWide(_ clause: Clause) -> ClauseSource? {
     policyWideClauses.first { $0.clause == clause }
   }
 
-  /// Pairs a policy compiled from `declaration` without error with its ranges.
-  init(policy: CompiledPolicy, declaration: PolicyDeclarationSyntax, isNamed: Bool = true) {
-    self.policy = policy
-    range = declaration.range
-    nameRange = isNamed ? declaration.name.range : nil
-    bodyRange = declaration.body.range
-    var rules: [RuleSource] = []
-    var policyWide: [ClauseSource] = []
-    for line in declaration.body.lines {
-      var clauses: [ClauseSource] = []
-      var errorClasses: [NameSyntax] = []
-      for clause in line.clauses {
-        let source = ClauseSource(
-          clause: clause.clause, keywordRange: clause.keywordRange, range: clause.range)
-        if clause.isPolicyWide {
-          policyWide.append(source)
-        } else {
-          clauses.append(source)
-          if case .on(let names) = clause.kind { errorClasses += names }
-        }
-      }
-      // A policy without errors has one compiled rule per line with `retry N`, in order.
-      if let head = line.head {
-        rules.append(
-          RuleSource(
-            range: line.range, headRange: head.range, countRange: head.countRange,
-            clauses: clauses, errorClasses: errorClasses))
-      }
-    }
-    self.rules = rules
-    policyWideClauses = policyWide
+  private static func source(of clause: ClauseSyntax) -> ClauseSource {
+    ClauseSource(clause: clause.clause, keywordRange: clause.keywordRange, range: clause.range)
   }
 }
