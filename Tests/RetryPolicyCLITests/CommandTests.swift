@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicySimulation
 import Testing
 
 @testable import RetryPolicyCLI

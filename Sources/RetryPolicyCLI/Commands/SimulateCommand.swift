@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicySimulation
 
 /// `retry-policy simulate POLICY --outcomes …`: runs the policy through the real runtime on
 /// virtual time against an operation that fails as scripted, and prints the timeline.
@@ -67,7 +68,7 @@ enum SimulateCommand: Subcommand {
       do {
         script = try OutcomeScript.parse(text)
       } catch {
-        output.usageError(error, command: spec.fullName)
+        output.usageError(.other(error.message), command: spec.fullName)
         return ExitStatus.usage
       }
     }

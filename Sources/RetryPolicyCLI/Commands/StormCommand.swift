@@ -1,6 +1,6 @@
 import Foundation
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// `retry-policy storm POLICY… --clients N --outage START+LENGTH …`: simulates a fleet of
 /// clients retrying against one backend through an outage, one run per policy, and compares

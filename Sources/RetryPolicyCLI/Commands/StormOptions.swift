@@ -1,5 +1,5 @@
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// Reads the scenario of `retry-policy storm` from its options, checking every range.
 enum StormOptions {

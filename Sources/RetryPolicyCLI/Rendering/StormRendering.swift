@@ -1,6 +1,6 @@
 import Foundation
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// The report of `retry-policy storm`: JSON, and the text table with a chart per policy.
 enum StormRendering {

@@ -1,6 +1,6 @@
 import Foundation
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// The SVG chart of `retry-policy storm --svg FILE`: self-contained (no scripts, fonts or
 /// links), two panels over one time axis, the outage shaded in both: the backend's load per

@@ -1,5 +1,5 @@
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// `retry-policy storm`'s simulator: a fleet at 1 request per second for 10 simulated minutes,
 /// through a one-minute outage; the cost per request must not grow with the fleet.
