@@ -115,13 +115,10 @@ enum GenerateCommand: Subcommand {
     // An output that already holds this text is left untouched, modification time and all:
     // when SwiftPM runs the command again with nothing changed (see PoliciesInTheBuild.md),
     // the target that compiles the file is then not recompiled.
-    let url = URL(fileURLWithPath: destination)
-    let data = Data(text.utf8)
-    if let existing = try? Data(contentsOf: url), existing == data { return ExitStatus.success }
-    do {
-      try data.write(to: url, options: .atomic)
-    } catch {
-      output.error("cannot write '\(destination)': \(error.localizedDescription)")
+    let written = context.fileReplacement.write(
+      context.pathBytes(destination), contents: Array(text.utf8), unlessUnchanged: true)
+    if case .failure(let failure) = written {
+      output.error("cannot write '\(destination)': \(failure.reason)")
       return ExitStatus.usage
     }
     return ExitStatus.success

@@ -114,10 +114,10 @@ enum StormCommand: Subcommand {
     }
     if let path = arguments.value("svg") {
       let svg = StormSVG.render(results, scenario: scenario)
-      do {
-        try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-      } catch {
-        output.error("cannot write '\(path)': \(error.localizedDescription)")
+      let written = context.fileReplacement.write(
+        context.pathBytes(path), contents: Array(svg.utf8))
+      if case .failure(let failure) = written {
+        output.error("cannot write '\(path)': \(failure.reason)")
         return ExitStatus.usage
       }
     }

@@ -137,7 +137,8 @@ final class CommandContext {
   let environment: [String: String]
   /// Whether standard input is the process's own (the REPL then reads it line by line).
   let readsProcessInput: Bool
-  /// How `fmt` replaces files; tests inject failures.
+  /// How commands write files (`fmt`, `generate --output`, `storm --svg`); tests inject
+  /// failures.
   var fileReplacement = FileReplacement()
   private let readInput: () -> Result<Data, PlatformError>
   private var input: Result<Data, PlatformError>?
