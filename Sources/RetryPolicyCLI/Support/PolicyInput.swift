@@ -9,8 +9,9 @@ enum PolicyInput {
   static let standardInputName = "<stdin>"
   /// The extension of policy files.
   static let fileExtension = "retry"
-  /// The most bytes a command reads from one file, pipe, device or standard input: 64 MiB,
-  /// the language server's limit on a message. Past it the command stops reading, says
+  /// The most bytes a command reads from one file, pipe, device or standard input: 64 MiB.
+  ///
+  /// It is the language server's limit on a message. Past it the command stops reading, says
   /// `'FILE' is larger than 64 MiB` and exits 2; the text read so far is dropped, so memory
   /// stays within the limit whatever the input's size (`/dev/zero` included).
   static let sizeLimit = 64 << 20
