@@ -30,6 +30,9 @@ package struct StormScenario: Sendable, Hashable {
   package var seed: UInt64 = 1
   /// The most attempts the simulation makes before it stops with an error.
   package var attemptLimit = 100_000_000
+  /// The most requests a scenario may send, those after the duration that keep the load up
+  /// included: what the simulator serves in bounded time (about a minute at 100,000,000).
+  package static let requestLimit = 100_000_000.0
 
   /// Creates the default scenario: 1,000 clients at 1 request per second, no outage.
   package init() {}
@@ -37,6 +40,28 @@ package struct StormScenario: Sendable, Hashable {
   /// When the outage ends, in nanoseconds; nil for no outage.
   package var outageEnd: Int64? {
     outageStart.map { $0 &+ outageLength }
+  }
+
+  /// When requests stop arriving: they go on, uncounted, for a quarter of the duration (at
+  /// most 30 s) after it, so that the last seconds meet the load they would meet.
+  package var arrivalEnd: Int64 {
+    duration &+ min(duration / 4, 30_000_000_000)
+  }
+
+  /// The requests the scenario sends, about: clients × rate × time of arrivals.
+  package var expectedRequests: Double {
+    Double(clients) * rate * Double(arrivalEnd) / 1e9
+  }
+
+  /// Checks, before any work, that the simulator can run the scenario and measure what it
+  /// reports: at most ``requestLimit`` requests, and an outage that ends within the window.
+  package func check() throws(StormSimulationError) {
+    guard expectedRequests <= Self.requestLimit else {
+      throw .tooManyRequests(expected: expectedRequests, limit: Self.requestLimit)
+    }
+    if let start = outageStart, let end = outageEnd, end >= duration {
+      throw .outageOutsideWindow(start: start, end: end, duration: duration)
+    }
   }
 
   /// Whether time `t` falls in the outage.
@@ -94,7 +119,7 @@ package struct StormResult: Sendable, Hashable {
   /// or more; nil without an outage or when that never happens.
   package var recoverySeconds: Double?
   /// Each second of the simulation.
-  package var seconds: [Second] = []
+  package var seconds = Seconds(count: 0)
 
   /// Attempts per request.
   package var amplification: Double {
@@ -112,10 +137,124 @@ package struct StormResult: Sendable, Hashable {
   }
 }
 
+extension StormResult {
+  /// The seconds of a simulation, stored sparsely: only the seconds in which something
+  /// happened take memory, so a long simulated time at a low rate stays small.
+  ///
+  /// A second with nothing stored reads as ``Second/init()``: no attempts, no requests.
+  package struct Seconds: Sendable, Hashable {
+    /// The number of seconds: the simulated window.
+    package private(set) var count: Int
+    /// The seconds in which something happened, by increasing index.
+    package private(set) var entries: [(index: Int, second: Second)] = []
+
+    /// The empty record of `count` seconds.
+    package init(count: Int) {
+      self.count = count
+    }
+
+    /// Second `index`.
+    package subscript(index: Int) -> Second {
+      position(of: index).map { entries[$0].second } ?? Second()
+    }
+
+    /// Changes second `index`, which must be at or after every second stored so far.
+    mutating func updateLatest(_ index: Int, _ change: (inout Second) -> Void) {
+      guard let last = entries.last?.index, last >= index else {
+        entries.append((index, Second()))
+        change(&entries[entries.count - 1].second)
+        return
+      }
+      if last == index {
+        change(&entries[entries.count - 1].second)
+      } else if let position = position(of: index) {
+        change(&entries[position].second)
+      } else {
+        // Not reached (attempts start in order of time); kept sorted all the same.
+        let position = entries.firstIndex { $0.index > index } ?? entries.count
+        entries.insert((index, Second()), at: position)
+        change(&entries[position].second)
+      }
+    }
+
+    /// Changes second `index`, which must be stored already.
+    mutating func update(_ index: Int, _ change: (inout Second) -> Void) {
+      guard let position = position(of: index) else { return }
+      change(&entries[position].second)
+    }
+
+    /// Where second `index` is in ``entries``: at once when every second is stored, else by
+    /// binary search.
+    private func position(of index: Int) -> Int? {
+      guard let first = entries.first?.index else { return nil }
+      let direct = index - first
+      if direct >= 0, direct < entries.count, entries[direct].index == index { return direct }
+      var low = 0
+      var high = entries.count
+      while low < high {
+        let middle = low + (high - low) / 2
+        if entries[middle].index < index { low = middle + 1 } else { high = middle }
+      }
+      return low < entries.count && entries[low].index == index ? low : nil
+    }
+
+    /// Per range of seconds, the most attempts of one second and the lowest success ratio
+    /// of one second, seconds with nothing stored included (0 attempts, ratio 1).
+    package func extremes(_ ranges: [Range<Int>]) -> [(attempts: Int, successRatio: Double)] {
+      ranges.map { range in
+        var start = 0
+        var end = entries.count
+        while start < end {
+          let middle = start + (end - start) / 2
+          if entries[middle].index < range.lowerBound { start = middle + 1 } else { end = middle }
+        }
+        var attempts: Int?
+        var ratio: Double?
+        var stored = 0
+        var position = start
+        while position < entries.count, entries[position].index < range.upperBound {
+          let second = entries[position].second
+          attempts = max(attempts ?? second.attempts, second.attempts)
+          ratio = min(ratio ?? second.successRatio, second.successRatio)
+          stored += 1
+          position += 1
+        }
+        if stored < range.count {
+          attempts = max(attempts ?? 0, 0)
+          ratio = min(ratio ?? 1, 1)
+        }
+        return (attempts ?? 0, ratio ?? 1)
+      }
+    }
+
+    /// The most attempts in one second, 0 when none.
+    package var maximumAttempts: Int {
+      entries.lazy.map(\.second.attempts).max() ?? 0
+    }
+
+    package static func == (lhs: Seconds, rhs: Seconds) -> Bool {
+      lhs.count == rhs.count
+        && lhs.entries.elementsEqual(rhs.entries) { $0.index == $1.index && $0.second == $1.second }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+      hasher.combine(count)
+      for entry in entries {
+        hasher.combine(entry.index)
+        hasher.combine(entry.second)
+      }
+    }
+  }
+}
+
 /// Why a storm simulation stopped before the end.
 package enum StormSimulationError: Error, Hashable, CustomStringConvertible {
   /// The policy kept retrying past the simulator's limit of attempts.
   case tooManyAttempts(limit: Int)
+  /// The scenario would send more requests than the simulator's limit.
+  case tooManyRequests(expected: Double, limit: Double)
+  /// The outage does not end before the simulated window does, in nanoseconds.
+  case outageOutsideWindow(start: Int64, end: Int64, duration: Int64)
   /// The policy hedges (`hedge N after D`), which the simulator does not model yet.
   case hedgingNotSimulated
 
@@ -123,12 +262,30 @@ package enum StormSimulationError: Error, Hashable, CustomStringConvertible {
   package var description: String {
     switch self {
     case .tooManyAttempts(let limit):
-      "the simulation stopped after \(limit) attempts: the policy retries without end "
-        + "(add 'within' or a count)"
+      "the simulation stopped at its limit of \(limit) attempts; lower '--clients', '--rate' "
+        + "or '--duration', or give the policy fewer retries"
+    case .tooManyRequests(let expected, let limit):
+      "the scenario sends about \(Int(expected.rounded())) requests (counting the "
+        + "load kept up after '--duration'); the simulator's limit is \(Int(limit)): lower "
+        + "'--clients', '--rate' or '--duration'"
+    case .outageOutsideWindow(let start, let end, let duration):
+      start >= duration
+        ? "the outage starts at \(Self.text(start)), after the simulated window of "
+          + "\(Self.text(duration)); raise '--duration' past \(Self.text(end)) or move the outage"
+        : "the outage ends at \(Self.text(end)), not before the simulated window does "
+          + "(\(Self.text(duration))): recovery cannot be measured; raise '--duration' past "
+          + Self.text(end)
     case .hedgingNotSimulated:
       "storm does not simulate 'hedge' yet; remove the hedge clause to compare the rest "
         + "of the policy"
     }
+  }
+}
+
+extension StormSimulationError {
+  /// Nanoseconds as a duration of the policy language: `2m`, `1.5s`.
+  fileprivate static func text(_ nanoseconds: Int64) -> String {
+    Duration.nanoseconds(nanoseconds).policyText
   }
 }
 

@@ -74,6 +74,14 @@ enum StormCommand: Subcommand {
       output.usageError(error, command: spec.fullName)
       return ExitStatus.usage
     }
+    // A scenario past the simulator's limits, or whose outage it cannot measure, is refused
+    // before any work.
+    do {
+      try scenario.check()
+    } catch {
+      output.usageError(.other(error.description), command: spec.fullName)
+      return ExitStatus.usage
+    }
     var policies: [(name: String, policy: CompiledPolicy)] = []
     if arguments.value("file") != nil {
       var fileArguments = arguments

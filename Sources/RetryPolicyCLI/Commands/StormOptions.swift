@@ -3,9 +3,6 @@ import RetryPolicySimulation
 
 /// Reads the scenario of `retry-policy storm` from its options, checking every range.
 enum StormOptions {
-  /// The most requests one simulation may send (clients × rate × duration).
-  static let requestLimit = 100_000_000.0
-
   static func scenario(from arguments: ParsedArguments) -> Result<StormScenario, UsageError> {
     do {
       return .success(try read(arguments))
@@ -83,12 +80,6 @@ enum StormOptions {
         throw invalid("--seed", text, "a whole number from 0 to \(UInt64.max)")
       }
       scenario.seed = value
-    }
-    let requests = offered * Double(scenario.duration) / 1e9
-    guard requests <= requestLimit else {
-      throw .other(
-        "the scenario sends about \(Int(requests)) requests; at most 100000000 "
-          + "(lower --clients, --rate or --duration)")
     }
     return scenario
   }

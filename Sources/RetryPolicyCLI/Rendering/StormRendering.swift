@@ -134,17 +134,16 @@ struct StormChart {
 
   /// The top of the load scale: the largest load of any policy, at least capacity.
   var top: Double {
-    let loads = results.flatMap { $0.seconds.map { Double($0.attempts) / scenario.capacity } }
+    let loads = results.map { Double($0.seconds.maximumAttempts) / scenario.capacity }
     return max(1, loads.max() ?? 1)
   }
 
   func lines(for index: Int) -> [String] {
     let result = results[index]
     let columns = self.columns.map { $0.clamped(to: 0..<result.seconds.count) }
-    let loads = columns.map { range in
-      range.map { Double(result.seconds[$0].attempts) / scenario.capacity }.max() ?? 0
-    }
-    let ratios = columns.map { range in range.map { result.seconds[$0].successRatio }.min() ?? 1 }
+    let extremes = result.seconds.extremes(columns)
+    let loads = extremes.map { Double($0.attempts) / scenario.capacity }
+    let ratios = extremes.map(\.successRatio)
     let top = self.top
     let capacityRow = Int((1 / top * Double(Self.height)).rounded(.up)) - 1
     var lines = ["  \(StormRendering.label(index))  \(result.name)"]
@@ -171,7 +170,7 @@ struct StormChart {
     }
     lines.append(pad("success") + " |" + spark.joined())
     let outage = columns.map { range -> Character in
-      range.contains { scenario.isOutageSecond($0) } ? "~" : " "
+      scenario.isOutage(seconds: range) ? "~" : " "
     }
     lines.append(pad("outage") + " |" + String(outage))
     let end = StormRendering.seconds(Int64(result.seconds.count) * 1_000_000_000)
@@ -190,10 +189,11 @@ struct StormChart {
 }
 
 extension StormScenario {
-  /// Whether second `index` of the simulation overlaps the outage.
-  func isOutageSecond(_ index: Int) -> Bool {
-    guard let start = outageStart, let end = outageEnd else { return false }
-    let from = Int64(index) * 1_000_000_000
-    return from < end && from + 1_000_000_000 > start
+  /// Whether any of the seconds `range` of the simulation overlaps the outage.
+  func isOutage(seconds range: Range<Int>) -> Bool {
+    guard let start = outageStart, let end = outageEnd, !range.isEmpty else { return false }
+    let from = Int64(range.lowerBound) * 1_000_000_000
+    let to = Int64(range.upperBound) * 1_000_000_000
+    return from < end && to > start
   }
 }

@@ -21,7 +21,7 @@ enum StormSVG {
   static func render(_ results: [StormResult], scenario: StormScenario) -> String {
     let seconds = results.first?.seconds.count ?? 0
     let span = Double(max(seconds, 1))
-    let loads = results.flatMap { $0.seconds.map { Double($0.attempts) / scenario.capacity } }
+    let loads = results.map { Double($0.seconds.maximumAttempts) / scenario.capacity }
     let top = niceCeiling(max(1.2, (loads.max() ?? 1) * 1.05))
     let height = successPanel.bottom + 50 + Double(results.count) * 18
     var svg = """
@@ -85,11 +85,17 @@ enum StormSVG {
     // One line per policy in each panel.
     for (index, result) in results.enumerated() {
       let color = palette[index % palette.count]
-      let load = result.seconds.enumerated().map { second, value in
-        point(x(Double(second) + 0.5), loadY(Double(value.attempts) / scenario.capacity))
+      // A point per second, or per column of seconds when there are more seconds than
+      // pixels: the most attempts and the lowest success of the column's seconds.
+      let columns = Self.columns(seconds)
+      let extremes = result.seconds.extremes(columns)
+      let load = zip(columns, extremes).map { range, value in
+        point(
+          x(Double(range.lowerBound + range.upperBound) / 2),
+          loadY(Double(value.attempts) / scenario.capacity))
       }
-      let success = result.seconds.enumerated().map { second, value in
-        point(x(Double(second) + 0.5), successY(value.successRatio))
+      let success = zip(columns, extremes).map { range, value in
+        point(x(Double(range.lowerBound + range.upperBound) / 2), successY(value.successRatio))
       }
       for points in [load, success] {
         svg +=
@@ -121,6 +127,18 @@ enum StormSVG {
       + "y2=\"\(number(y))\" stroke=\"#e0e0e0\"/>\n"
       + "<text x=\"\(number(left - 6))\" y=\"\(number(y + 4))\" text-anchor=\"end\">"
       + "\(label)</text>\n"
+  }
+
+  /// The most points of one line: one per pixel of the panels' width.
+  static let maximumPoints = 800
+
+  /// The seconds each point of a line covers: one each, or as many as make
+  /// ``maximumPoints`` columns.
+  static func columns(_ seconds: Int) -> [Range<Int>] {
+    guard seconds > maximumPoints else { return (0..<seconds).map { $0..<($0 + 1) } }
+    return (0..<maximumPoints).map { column in
+      (column * seconds / maximumPoints)..<((column + 1) * seconds / maximumPoints)
+    }
   }
 
   /// About eight round ticks over `seconds`.
