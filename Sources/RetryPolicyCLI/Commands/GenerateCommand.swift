@@ -62,6 +62,8 @@ enum GenerateCommand: Subcommand {
     let expansion = PolicyInput.expand(arguments.arguments, context: context)
     var unreadable = !expansion.errors.isEmpty
     for error in expansion.errors { output.error(error.message) }
+    // As `check` does: a folder without policy files is worth a warning, not silence.
+    expansion.printWarnings(to: output)
     var hasErrors = false
     var entries: [PolicySwiftSource.Entry] = []
     var defined: [String: Place] = [:]
