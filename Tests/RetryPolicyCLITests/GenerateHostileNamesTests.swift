@@ -3,7 +3,8 @@ import Testing
 
 @testable import RetryPolicyCLI
 
-/// `generate`'s Swift compiles for every name the language accepts (issues 21 and 23):
+/// The Swift of `generate` compiles for every name the language accepts (issues 21, 23).
+///
 /// Swift keywords, the package's own type names, names of the generated code's own
 /// parameters, names differing only by case. Checked by compiling the output against the
 /// built `RetryPolicy` module.
