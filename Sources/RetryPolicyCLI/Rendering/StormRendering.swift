@@ -69,7 +69,7 @@ enum StormRendering {
   static func text(_ results: [StormResult], scenario: StormScenario, usesColor: Bool) -> String {
     var lines = ["storm: " + summary(scenario), ""]
     for (index, result) in results.enumerated() {
-      lines.append("  \(label(index))  \(result.name)")
+      lines += labeled(index, result.name)
     }
     lines.append("")
     let header = [
@@ -102,6 +102,34 @@ enum StormRendering {
       lines.append("")
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// `  A  NAME`, a policy of several rules a rule a line, long lines wrapped, each further
+  /// line indented under the first.
+  static func labeled(_ index: Int, _ name: String) -> [String] {
+    let prefix = "  \(label(index))  "
+    let indent = String(repeating: " ", count: prefix.count)
+    return legendLines(name, width: 100).enumerated().map { line, text in
+      (line == 0 ? prefix : indent) + text
+    }
+  }
+
+  /// A policy's name for a legend: a line per line of its text (a rule a line for a policy
+  /// of several rules), each wrapped at spaces to at most `width` characters where it can be.
+  static func legendLines(_ name: String, width: Int) -> [String] {
+    var lines: [String] = []
+    for part in name.split(whereSeparator: \.isNewline) {
+      var line = ""
+      for word in part.split(separator: " ") {
+        if !line.isEmpty, line.count + 1 + word.count > width {
+          lines.append(line)
+          line = ""
+        }
+        line += (line.isEmpty ? "" : " ") + word
+      }
+      if !line.isEmpty { lines.append(line) }
+    }
+    return lines.isEmpty ? [name] : lines
   }
 
   static func fixed(_ value: Double, _ decimals: Int) -> String {
@@ -146,7 +174,7 @@ struct StormChart {
     let ratios = extremes.map(\.successRatio)
     let top = self.top
     let capacityRow = Int((1 / top * Double(Self.height)).rounded(.up)) - 1
-    var lines = ["  \(StormRendering.label(index))  \(result.name)"]
+    var lines = StormRendering.labeled(index, result.name)
     for row in (0..<Self.height).reversed() {
       let threshold = (Double(row) + 0.5) / Double(Self.height) * top
       let axis =

@@ -17,13 +17,17 @@ enum StormSVG {
   static let right = 870.0
   static let loadPanel = (top: 90.0, bottom: 290.0)
   static let successPanel = (top: 330.0, bottom: 490.0)
+  /// The characters of a legend line before it wraps: what fits in the chart's width at
+  /// the font's size.
+  static let legendWidth = 100
 
   static func render(_ results: [StormResult], scenario: StormScenario) -> String {
     let seconds = results.first?.seconds.count ?? 0
     let span = Double(max(seconds, 1))
     let loads = results.map { Double($0.seconds.maximumAttempts) / scenario.capacity }
     let top = niceCeiling(max(1.2, (loads.max() ?? 1) * 1.05))
-    let height = successPanel.bottom + 50 + Double(results.count) * 18
+    let legends = results.map { StormRendering.legendLines($0.name, width: legendWidth) }
+    let height = successPanel.bottom + 50 + Double(legends.joined().count) * 18
     var svg = """
       <svg xmlns="http://www.w3.org/2000/svg" width="\(number(width))" \
       height="\(number(height))" viewBox="0 0 \(number(width)) \(number(height))" \
@@ -83,6 +87,7 @@ enum StormSVG {
         + "text-anchor=\"middle\">\(tick)s</text>\n"
     }
     // One line per policy in each panel.
+    var legendLine = 0
     for (index, result) in results.enumerated() {
       let color = palette[index % palette.count]
       // A point per second, or per column of seconds when there are more seconds than
@@ -102,12 +107,19 @@ enum StormSVG {
           "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" "
           + "stroke-linejoin=\"round\" points=\"\(points.joined(separator: " "))\"/>\n"
       }
-      let y = successPanel.bottom + 40 + Double(index) * 18
+      // The legend: a line per rule, long lines wrapped, further lines under the first.
+      let y = successPanel.bottom + 40 + Double(legendLine) * 18
       svg +=
         "<rect x=\"\(number(left))\" y=\"\(number(y - 10))\" width=\"14\" height=\"10\" "
         + "fill=\"\(color)\"/>\n"
-        + "<text x=\"\(number(left + 20))\" y=\"\(number(y))\">"
-        + "\(StormRendering.label(index))  \(escape(result.name))</text>\n"
+      for (line, text) in legends[index].enumerated() {
+        let label = line == 0 ? "\(StormRendering.label(index))  " : ""
+        let indent = line == 0 ? 20.0 : 44.0
+        svg +=
+          "<text x=\"\(number(left + indent))\" y=\"\(number(y + Double(line) * 18))\">"
+          + label + escape(text) + "</text>\n"
+      }
+      legendLine += legends[index].count
     }
     svg += "</svg>\n"
     return svg
