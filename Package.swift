@@ -24,7 +24,7 @@ let package = Package(
     .target(name: "RetryPolicy"),
     // The storm and `simulate` models, the seeded generator and the immediate clock; no product.
     // The tool links it, not RetryPolicyTesting, which re-exports the last two by typealias.
-    .target(name: "RetryPolicySimulation", dependencies: ["RetryPolicy"]),
+    .target(name: "RetryPolicySimulation", dependencies: ["RetryPolicy"], exclude: ["README.md"]),
     .target(name: "RetryPolicyTesting", dependencies: ["RetryPolicy", "RetryPolicySimulation"]),
     .target(name: "RetryPolicyHTTP", dependencies: ["RetryPolicy"]),
     // A local HTTP/1.1 server on the platform's sockets, for RetryPolicyHTTPTests; no product.
