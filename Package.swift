@@ -31,13 +31,6 @@ let package = Package(
     .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer"),
     .target(name: "RetryPolicyCLI", dependencies: ["RetryPolicy", "RetryPolicySimulation"]),
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
-    .executableTarget(
-      name: "retry-policy-benchmarks",
-      dependencies: [
-        "RetryPolicy", "RetryPolicyTesting", "RetryPolicySimulation", "RetryPolicyHTTP",
-        "RetryPolicyCLI",
-      ]
-    ),
     .testTarget(
       name: "RetryPolicyHTTPTests",
       dependencies: ["RetryPolicyHTTP", "RetryPolicy", "RetryPolicyTesting", "HTTPTestServer"]
@@ -67,7 +60,10 @@ let package = Package(
     ),
     .testTarget(
       name: "RetryPolicyCLITests",
-      dependencies: ["RetryPolicyCLI", "RetryPolicy", "RetryPolicySimulation", "retry-policy"],
+      dependencies: [
+        "RetryPolicyCLI", "RetryPolicy", "RetryPolicySimulation", "RetryPolicyTesting",
+        "retry-policy",
+      ],
       exclude: ["Golden"]
     ),
   ],

@@ -16,7 +16,10 @@ enum CheckCommand: Subcommand {
   static let spec = CommandSpec(
     name: "check",
     abstract: "parse and compile policy files and report every diagnostic",
-    usage: ["check [--format text|json] <file-or-folder>…", "check -"],
+    usage: [
+      "check [--format text|json] <file-or-folder>…", "check -",
+      "check --watch <file-or-folder>…",
+    ],
     discussion: """
       Each diagnostic is printed as FILE:LINE:COL: error: MESSAGE (or warning:, note:),
       followed by the source line and a marker under the column. A folder stands for every
@@ -42,22 +45,16 @@ enum CheckCommand: Subcommand {
 
       A summary line goes to standard error in the text format.
 
+      With '--watch' the check runs again whenever one of the files changes (an edit, an
+      atomic rename, a symbolic link that now leads elsewhere, a file added to or removed from
+      a folder), with a note saying which, until interrupted: for editing policies beside a
+      running service whose PolicyStore reloads them.
+
       '--classes' and '--hooks' check names against the host's vocabulary, as the library
       does when the host hands one to the compiler: a name outside it is an error with a
       "did you mean" suggestion ('any' and 'timeout' are always known).
       """,
-    options: [
-      .option(
-        "format", value: "FORMAT", allowed: ["text", "json"],
-        help: "Print diagnostics as text (default) or as JSON."),
-      .flag("json", help: "The same as --format json."),
-      .option(
-        "classes", value: "LIST",
-        help: "The error classes the host knows (comma-separated); others are errors."),
-      .option(
-        "hooks", value: "LIST",
-        help: "The hooks the host registers (comma-separated); others are errors."),
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 1, maximumArguments: nil, argumentName: "file or folder to check",
     examples: [
       ("retry-policy check payments.retry", "Check one file."),
@@ -93,10 +90,103 @@ enum CheckCommand: Subcommand {
     var warningCount: Int { diagnostics.count { $0.severity == .warning } + omittedWarnings }
   }
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+  /// The options of `check`.
+  struct Options: CommandOptions {
+    /// The form of the report.
+    enum Format: Sendable { case text, json }
+
+    var format = Format.text
+    var isJSON = false
+    var errorClasses: Set<String>?
+    var hooks: Set<String>?
+    var isWatching = false
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "format", value: "FORMAT", help: "Print diagnostics as text (default) or as JSON.",
+          \.format, .choice(["text": .text, "json": .json])),
+        .flag("json", help: "The same as --format json.", \.isJSON),
+        .option(
+          "classes", value: "LIST",
+          help: "The error classes the host knows (comma-separated); others are errors.",
+          \.errorClasses, .nameList),
+        .option(
+          "hooks", value: "LIST",
+          help: "The hooks the host registers (comma-separated); others are errors.", \.hooks,
+          .nameList),
+        .flag(
+          "watch", help: "Check again whenever a file changes, until interrupted.",
+          \.isWatching),
+      ]
+    }
+
+    func validate() throws(UsageError) {
+      if isWatching, arguments.contains("-") {
+        throw .other("'--watch' needs files or folders, not '-' (standard input)")
+      }
+    }
+
+    /// The vocabulary of `--classes` and `--hooks`; open where not given.
+    var vocabulary: Vocabulary { Vocabulary(errorClasses: errorClasses, hooks: hooks) }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    guard options.isWatching else { return check(options, context: context) }
+    return await watch(options, context: context, clock: ContinuousClock(), rounds: nil)
+  }
+
+  /// `check --watch`: checks, then checks again each time a file (or the set of files)
+  /// changes, looking every `interval`, for `rounds` looks (nil: until interrupted).
+  ///
+  /// Returns the status of the last check.
+  static func watch(
+    _ options: Options, context: CommandContext, clock: some Clock<Duration>,
+    interval: Duration = .milliseconds(500), rounds: Int?
+  ) async -> Int32 {
+    var status = check(options, context: context)
+    var seen = identities(options, context: context)
+    var round = 0
+    while rounds.map({ round < $0 }) ?? true {
+      round += 1
+      do {
+        try await clock.sleep(for: interval)
+      } catch {
+        break
+      }
+      let now = identities(options, context: context)
+      guard now != seen else { continue }
+      let changed = Set(now.keys).union(seen.keys).filter { now[$0] != seen[$0] }.sorted()
+      seen = now
+      context.output.writeError(
+        "retry-policy: note: changed: \(changed.joined(separator: ", ")); checking again\n")
+      status = check(options, context: context)
+    }
+    return status
+  }
+
+  /// The identity of each file the arguments name now (nil for one that cannot be read).
+  private static func identities(
+    _ options: Options, context: CommandContext
+  ) -> [String: PolicyFileRead.Identity?] {
+    let quiet = CommandContext(
+      output: Output(destination: .capture, outputUsesColor: false, errorUsesColor: false),
+      environment: context.environment, input: Data())
+    var result: [String: PolicyFileRead.Identity?] = [:]
+    for file in PolicyInput.expand(options.arguments, context: quiet).files {
+      guard let path = file.path else { continue }
+      let text = String(decoding: path, as: UTF8.self)
+      result[file.name] = PolicyFileRead.Identity(path: text)
+    }
+    return result
+  }
+
+  /// One check of every file the arguments name; returns the exit status.
+  static func check(_ options: Options, context: CommandContext) -> Int32 {
     let output = context.output
-    let isJSON = arguments.value("format") == "json" || arguments.has("json")
-    let expansion = PolicyInput.expand(arguments.arguments, context: context)
+    let isJSON = options.format == .json || options.isJSON
+    let expansion = PolicyInput.expand(options.arguments, context: context)
     var unreadable = expansion.errors
     var reports: [FileReport] = []
     for file in expansion.files {
@@ -104,7 +194,7 @@ enum CheckCommand: Subcommand {
       case .success(let data):
         // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
         let source = [UInt8](data)
-        let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
+        let analysis = analyze(policyFile: source, vocabulary: options.vocabulary)
         reports.append(
           FileReport(
             name: file.name, source: source, diagnostics: analysis.diagnostics,
@@ -131,17 +221,6 @@ enum CheckCommand: Subcommand {
     if !unreadable.isEmpty { return ExitStatus.usage }
     let hasErrors = reports.contains { $0.errorCount > 0 }
     return hasErrors ? ExitStatus.failure : ExitStatus.success
-  }
-
-  /// The vocabulary of `--classes` and `--hooks`; open where not given.
-  static func vocabulary(_ arguments: ParsedArguments) -> Vocabulary {
-    func names(_ option: String) -> Set<String>? {
-      arguments.value(option).map { list in
-        Set(
-          list.split(separator: ",").map { $0.filter { $0 != " " } }.filter { !$0.isEmpty })
-      }
-    }
-    return Vocabulary(errorClasses: names("classes"), hooks: names("hooks"))
   }
 
   /// `checked 3 files: 2 errors, 1 warning`.
