@@ -172,19 +172,25 @@ enum PolicyInput {
     guard let path = file.path else {
       return context.standardInput().mapError { ReadError(path: file.name, error: $0) }
     }
+    return readFile(path, name: file.name)
+  }
+
+  /// Reads a file by its path's bytes, at most ``sizeLimit`` of them; `name` names it in the
+  /// error.
+  static func readFile(_ path: [UInt8], name: String) -> Result<Data, ReadError> {
     // A regular file past the limit is refused before a byte is read.
     if case .success(let status) = Platform.status(path), status.kind == .regular,
       status.size > UInt64(sizeLimit)
     {
-      return .failure(ReadError(path: file.name, error: PlatformError(Platform.fileTooLarge)))
+      return .failure(ReadError(path: name, error: PlatformError(Platform.fileTooLarge)))
     }
     let descriptor: Int32
     switch Platform.openForReading(path) {
     case .success(let opened): descriptor = opened
-    case .failure(let error): return .failure(ReadError(path: file.name, error: error))
+    case .failure(let error): return .failure(ReadError(path: name, error: error))
     }
     defer { Platform.close(descriptor) }
-    return readAll(descriptor).mapError { ReadError(path: file.name, error: $0) }
+    return readAll(descriptor).mapError { ReadError(path: name, error: $0) }
   }
 
   /// Reads a file given by a path as bytes (`--file`), which may not be UTF-8.
