@@ -59,6 +59,21 @@ struct InputLimitTests {
     }
   }
 
+  @Test("the REPL's ':load' stops at the limit too, for a file and a device")
+  func replLoad() async throws {
+    let folder = try ToolRunner.makeFolder(["big.retry": ""])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("big.retry")
+    let handle = try FileHandle(forWritingTo: file)
+    try handle.truncate(atOffset: UInt64(PolicyInput.sizeLimit) + 1)
+    try handle.close()
+    var session = ReplSession(usesColor: false)
+    for path in [file.path, "/dev/zero"] {
+      let messages = await session.handle(line: ":load \(path)")
+      #expect(messages.map(\.text).joined() == "error: '\(path)' is larger than 64 MiB\n")
+    }
+  }
+
   @Test("an endless device stops at the limit with exit 2", arguments: commands)
   func endlessDevice(command: String) async {
     let result = await ToolRunner.run(Self.withArguments(command, "/dev/zero"))
