@@ -185,4 +185,20 @@ struct OutputFileTests {
     let result = try ToolRunner.runScript(script)
     #expect(result.status == 0, "\(result.standardError)")
   }
+
+  @Test("the built binary: fmt through a link formats the file it leads to, keeping its mode")
+  func builtBinaryFormat() throws {
+    let folder = try ToolRunner.makeFolder(["real.retry": "policy  a = retry 3   delay 1s\n"])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let script = """
+      cd '\(folder.path)' && chmod 640 real.retry && ln -s real.retry link.retry
+      "$0" fmt link.retry || exit 3
+      test -L link.retry && test "$(cat real.retry)" = 'policy a = retry 3 delay 1s' || exit 4
+      """
+    let result = try ToolRunner.runScript(script)
+    #expect(result.status == 0, "\(result.standardError)")
+    let mode = try FileManager.default.attributesOfItem(
+      atPath: folder.appendingPathComponent("real.retry").path)[.posixPermissions]
+    #expect((mode as? NSNumber)?.intValue == 0o640)
+  }
 }
