@@ -69,6 +69,36 @@ enum ExportCommand: Subcommand {
       output.usageError(.other("'--method' needs '--service'"), command: spec.fullName)
       return ExitStatus.usage
     }
+    let isStrict = arguments.has("strict")
+    if engine == "grpc" {
+      for (option, isMethod) in [("service", false), ("method", true)] {
+        guard let value = arguments.value(option),
+          !GRPCExport.isValidName(value, isMethod: isMethod)
+        else { continue }
+        output.usageError(
+          .invalidValue(
+            option: option, value: value,
+            expected: isMethod
+              ? "a gRPC method name (an identifier such as 'SayHello')"
+              : "a gRPC service name (dot-separated identifiers such as 'helloworld.Greeter')",
+            suggestion: nil), command: spec.fullName)
+        return ExitStatus.usage
+      }
+      if let path = arguments.value("file") {
+        let names = arguments.value("service").map {
+          [GRPCMethodName(service: $0, method: arguments.value("method") ?? "")]
+        }
+        switch GRPCFileExport.items(
+          path: path, policy: arguments.value("policy"), names: names, context: context)
+        {
+        case .failure(let status): return status.code
+        case .success(let (source, items)):
+          return finish(
+            GRPCExport.export(items), source: source, name: path, isStrict: isStrict,
+            engine: "grpc", json: true, context: context)
+        }
+      }
+    }
     let policy: CompiledPolicy
     switch PolicyInput.resolvePolicy(arguments, context: context, command: spec.fullName) {
     case .exit(let status): return status
@@ -86,13 +116,23 @@ enum ExportCommand: Subcommand {
         policy, locator: locator, service: arguments.value("service"),
         method: arguments.value("method"))
       : EnvoyExport.export(policy, locator: locator)
-    let isStrict = arguments.has("strict")
+    return finish(
+      result, source: source, name: name, isStrict: isStrict, engine: engine ?? "",
+      json: arguments.has("json"), context: context)
+  }
+
+  /// Prints the notes as diagnostics, then the document unless `--strict` found notes.
+  private static func finish(
+    _ result: ExportResult, source: String, name: String, isStrict: Bool, engine: String,
+    json: Bool, context: CommandContext
+  ) -> Int32 {
+    let output = context.output
     let diagnostics = result.notes.map {
       Diagnostic(.inexactExport($0.message, isStrict: isStrict), at: $0.range)
     }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
-    if engine == "envoy", !arguments.has("json") {
+    if engine == "envoy", !json {
       output.write(YAMLWriter().write(result.document))
     } else {
       output.write(JSONWriter().write(result.document) + "\n")
@@ -123,5 +163,65 @@ enum ExportSource {
       source = text
     }
     return (source, PolicyInput.commandLineName, Parser.parsePolicy(source).0)
+  }
+}
+
+/// The policies of a file exported to gRPC, with the records an import left before them.
+enum GRPCFileExport {
+  /// An exit status, as a failure.
+  struct Status: Error {
+    var code: Int32
+  }
+
+  /// The file's text and one item per policy: the one named `policy`, else every policy
+  /// (one method config each).
+  static func items(
+    path: String, policy name: String?, names: [GRPCMethodName]?, context: CommandContext
+  ) -> Result<(String, [GRPCExport.Item]), Status> {
+    let output = context.output
+    let bytes: [UInt8]
+    switch PolicyInput.readFileBytes(path, context: context) {
+    case .success(let read): bytes = read
+    case .failure(let error):
+      output.error(error.message)
+      return .failure(Status(code: ExitStatus.usage))
+    }
+    let analysis = analyze(policyFile: bytes)
+    PolicyInput.printDiagnostics(analysis.diagnostics, bytes: bytes, name: path, context: context)
+    if analysis.hasErrors { return .failure(Status(code: ExitStatus.failure)) }
+    var policies = analysis.policies
+    if let name {
+      policies = policies.filter { $0.name == name }
+      if policies.isEmpty {
+        let known = analysis.policies.compactMap(\.name)
+        output.error(
+          "no policy '\(name)' in '\(path)'"
+            + (Suggestion.nearest(to: name, in: known).map { "; did you mean '\($0)'?" } ?? ""))
+        return .failure(Status(code: ExitStatus.failure))
+      }
+    }
+    guard !policies.isEmpty else {
+      output.error("'\(path)' has no policies")
+      return .failure(Status(code: ExitStatus.failure))
+    }
+    let source = String(decoding: bytes, as: UTF8.self)
+    let file = Parser.parseFile(source).0
+    var items: [GRPCExport.Item] = []
+    for policy in policies {
+      guard let index = file.policies.firstIndex(where: { $0.name.text == policy.name }) else {
+        output.error("internal error: the policy's text could not be read again")
+        return .failure(Status(code: ExitStatus.failure))
+      }
+      let declaration = file.policies[index]
+      let after = index > 0 ? file.policies[index - 1].range.end.line : 0
+      let record = file.comments.filter {
+        $0.range.start.line > after && $0.range.start.line < declaration.range.start.line
+      }.compactMap { GRPCRecord.read($0.text) }.last
+      items.append(
+        GRPCExport.Item(
+          policy: policy, locator: ExportLocator(body: declaration.body), names: names,
+          record: record))
+    }
+    return .success((source, items))
   }
 }

@@ -1,187 +1,538 @@
-import Foundation
 import RetryPolicy
 
 /// `retry-policy import --from grpc`: a gRPC service config's retry, hedging and throttling
-/// settings as policy text, one `policy` per method config.
+/// settings as a policy file, one `policy` per method config.
+///
+/// The config is read strictly, by gRFC A6's rules (see Grammar/Engines.md): every value gRPC
+/// would refuse is an error naming its JSON path. Each method config becomes a
+/// ``CompiledPolicy`` value, printed by the canonical printer; what the language cannot say
+/// (the method names, `maxTokens`) is kept in a record comment that `export --to grpc` reads
+/// back (``GRPCRecord``).
 enum GRPCImport {
-  /// Why a config cannot be imported: a lowercase phrase.
-  struct Failure: Error, Equatable {
+  /// One problem with the config: the JSON path of the value and a lowercase phrase.
+  struct Problem: Error, Equatable, CustomStringConvertible {
+    var path: String
     var message: String
+    var description: String { path.isEmpty ? message : path + ": " + message }
   }
 
-  /// The policy file for the service config in `data`.
-  static func policyFile(_ data: Data) -> Result<String, Failure> {
-    let root: [String: Any]
-    do {
-      guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-        return .failure(Failure(message: "a service config is a JSON object"))
-      }
-      root = object
-    } catch {
-      return .failure(Failure(message: "not valid JSON"))
-    }
-    guard let configs = root["methodConfig"] as? [[String: Any]], !configs.isEmpty else {
-      return .failure(Failure(message: "no 'methodConfig' list in the service config"))
-    }
-    var budget: String?
-    var text = ""
-    if let throttling = root["retryThrottling"] as? [String: Any] {
-      let ratio = number(throttling["tokenRatio"]) ?? 0
-      let tokens = number(throttling["maxTokens"]) ?? 0
-      guard ratio > 0, ratio <= 1 else {
-        return .failure(
-          Failure(message: "'retryThrottling.tokenRatio' must be above 0 and at most 1"))
-      }
-      budget = "budget \(NumberText.decimal(ratio * 100))%"
-      if tokens != Double(GRPCExport.throttlingTokens) {
-        text +=
-          "# retryThrottling maxTokens \(NumberText.decimal(tokens)) has no counterpart;"
-          + " 'budget' keeps its token ratio\n"
-      }
-    }
-    var used: Set<String> = []
-    for (index, config) in configs.enumerated() {
-      switch policy(config, index: index, budget: budget, used: &used) {
-      case .success(let policy): text += policy
-      case .failure(let failure): return .failure(failure)
-      }
-    }
-    return .success(text)
+  /// Why a config cannot be imported: every error found.
+  struct Failure: Error, Equatable {
+    var problems: [Problem]
+    /// The first problem's text (the CLI prints each one).
+    var message: String { problems.map(\.description).joined(separator: "; ") }
   }
 
-  private static func policy(
-    _ config: [String: Any], index: Int, budget: String?, used: inout Set<String>
-  ) -> Result<String, Failure> {
-    let names = config["name"] as? [[String: Any]] ?? []
-    let described = names.map { name -> String in
-      let service = name["service"] as? String ?? ""
-      let method = name["method"] as? String ?? ""
-      return service.isEmpty ? "every method" : method.isEmpty ? service : service + "/" + method
+  /// What an import gives: the policy file and the warnings about it.
+  struct Imported: Equatable {
+    /// The policy file, as the canonical printer writes it.
+    var text: String
+    /// Values changed on the way: clamped to gRPC's limits, names made valid.
+    var warnings: [Problem]
+    /// The compiled policies the text holds, one per method config, in order.
+    var policies: [CompiledPolicy]
+  }
+
+  /// gRPC's jitter: every delay is multiplied by a uniform factor in [0.8, 1.2].
+  static let jitter = Jitter.proportional(fraction: 0.2)
+
+  /// The policy file for the service config in `bytes`; `header` lines become comments first.
+  static func policyFile(_ bytes: [UInt8], header: [String] = []) -> Result<Imported, Failure> {
+    let root: JSONValue
+    switch GRPCConfigJSON.parse(bytes) {
+    case .success(let value): root = value
+    case .failure(let failure):
+      return .failure(
+        Failure(problems: [
+          Problem(
+            path: "", message: "not valid JSON (\(failure.message), at byte \(failure.offset))")
+        ]))
     }
-    var name = identifier(names.first)
-    if used.contains(name) { name += "\(index + 1)" }
-    used.insert(name)
-    var comments = [
-      "# methodConfig \(index + 1): "
-        + (described.isEmpty ? "no name" : described.joined(separator: ", "))
-    ]
-    var clauses: [String] = []
-    if let retry = config["retryPolicy"] as? [String: Any] {
-      let attempts = Int(number(retry["maxAttempts"]) ?? 0)
-      guard attempts >= 2 else { return fail(index, "retryPolicy.maxAttempts must be 2 or more") }
-      guard let initial = duration(retry["initialBackoff"]), initial > .zero,
-        let maximum = duration(retry["maxBackoff"]), maximum > .zero,
-        let factor = number(retry["backoffMultiplier"]), factor > 0
-      else {
-        return fail(
-          index, "retryPolicy needs positive initialBackoff, maxBackoff and backoffMultiplier")
+    var reader = ConfigReader()
+    guard let members = reader.object(root, at: "") else {
+      return .failure(Failure(problems: reader.errors))
+    }
+    let throttling = reader.throttling(members)
+    var policies: [ImportedPolicy] = []
+    var usedNames: Set<String> = []
+    var seenMethods: [String: String] = [:]
+    let configs = reader.member("methodConfig", of: members)
+    if let configs {
+      if let list = reader.array(configs, at: "methodConfig") {
+        for (index, config) in list.enumerated() {
+          let path = "methodConfig[\(index)]"
+          guard var policy = reader.methodConfig(config, at: path, throttling: throttling) else {
+            continue
+          }
+          for (nameIndex, name) in policy.names.enumerated() {
+            let key = name.service + "/" + name.method
+            if let first = seenMethods[key] {
+              reader.warn(
+                "\(path).name[\(nameIndex)]",
+                "names the same methods as \(first); gRPC's C core refuses such a config")
+            } else {
+              seenMethods[key] = "\(path).name[\(nameIndex)]"
+            }
+          }
+          policy.name = PolicyNaming.unique(
+            policy.names.first, index: index, used: &usedNames, path: path, reader: &reader)
+          policies.append(policy)
+        }
       }
-      let codes = statusNames(retry["retryableStatusCodes"])
-      guard !codes.isEmpty else {
-        return fail(index, "retryPolicy.retryableStatusCodes is empty or unknown")
-      }
-      if attempts > GRPCExport.attemptCap {
-        comments.append(
-          "# maxAttempts \(attempts): gRPC clients make \(GRPCExport.attemptCap) at most")
-      }
-      var rule =
-        "retry \(min(attempts, GRPCExport.attemptCap) - 1) on \(codes.joined(separator: ", "))"
-      if factor < 1 {
-        comments.append("# backoffMultiplier \(NumberText.decimal(factor)) is below 1; kept as 1")
-      }
-      if factor <= 1 {
-        rule += " delay \(initial.policyText) jitter full"
-        if maximum < initial { rule += " max \(maximum.policyText)" }
+    }
+    guard reader.errors.isEmpty else { return .failure(Failure(problems: reader.errors)) }
+    var trailing: [String] = []
+    if configs == nil {
+      if throttling != nil {
+        reader.warn(
+          "retryThrottling",
+          "a config without 'methodConfig' retries nothing; its throttling is kept in a comment")
+        trailing.append(
+          "retryThrottling without methodConfig: no method is retried, so no policy is written")
+        trailing.append(GRPCRecord(names: nil, throttling: throttling).comment)
       } else {
-        rule += " backoff \(initial.policyText) x\(NumberText.decimal(factor)) jitter full"
-        rule += " max \(maximum.policyText)"
+        reader.warn("", "no 'methodConfig' and no 'retryThrottling': nothing to import")
       }
-      clauses.append(rule)
-    } else if let hedging = config["hedgingPolicy"] as? [String: Any] {
-      let attempts = Int(number(hedging["maxAttempts"]) ?? 0)
-      guard attempts >= 2 else { return fail(index, "hedgingPolicy.maxAttempts must be 2 or more") }
-      let delay = duration(hedging["hedgingDelay"]) ?? .zero
-      let codes = statusNames(hedging["nonFatalStatusCodes"])
-      let extra = min(attempts, GRPCExport.attemptCap) - 1
-      if attempts > GRPCExport.attemptCap {
-        comments.append(
-          "# maxAttempts \(attempts): gRPC clients make \(GRPCExport.attemptCap) at most")
-      }
-      clauses.append(
-        codes.isEmpty ? "retry 0" : "retry \(extra) on \(codes.joined(separator: ", "))")
-      clauses.append("hedge \(extra) after \(delay.policyText)")
-    } else {
-      clauses.append("retry 0")
     }
-    if let timeout = duration(config["timeout"]), timeout > .zero {
-      clauses.append("within \(timeout.policyText)")
+    let text = PolicyFilePrinter.print(
+      header: header, policies: policies.map { ($0.name, $0.comments, $0.policy) },
+      trailing: trailing)
+    // The printed text must read back as exactly these policies.
+    let check = analyze(policyFile: text)
+    let expected = policies.map { imported -> CompiledPolicy in
+      var policy = imported.policy
+      policy.name = imported.name
+      return policy
     }
-    if let budget { clauses.append(budget) }
-    return .success(
-      comments.joined(separator: "\n") + "\npolicy \(name) = " + clauses.joined(separator: " ")
-        + "\n")
+    guard !check.hasErrors, check.policies == expected else {
+      let reason = check.diagnostics.first.map { "\($0.message)" } ?? "the policies differ"
+      return .failure(
+        Failure(problems: [
+          Problem(
+            path: "", message: "internal error: the printed policies do not read back (\(reason))")
+        ]))
+    }
+    return .success(Imported(text: text, warnings: reader.warnings, policies: expected))
+  }
+}
+
+/// A method config read: its policy and what goes around it.
+struct ImportedPolicy {
+  /// The `name` list, as given.
+  var names: [GRPCMethodName]
+  /// The policy's name in the file.
+  var name = ""
+  /// The comments printed before it, the record last.
+  var comments: [String]
+  /// The policy itself, without a name.
+  var policy: CompiledPolicy
+}
+
+/// One entry of a method config's `name` list.
+struct GRPCMethodName: Equatable {
+  var service: String
+  var method: String
+}
+
+/// The `retryThrottling` of a config, as gRPC reads it.
+struct GRPCThrottling: Equatable {
+  /// `maxTokens`, 1 … 1000.
+  var maxTokens: Int
+  /// `tokenRatio` in thousandths, as gRPC keeps it (`0.5466` is 546).
+  var milliRatio: Int
+}
+
+/// Reads the parts of a service config, collecting errors and warnings with their paths.
+struct ConfigReader {
+  var errors: [GRPCImport.Problem] = []
+  var warnings: [GRPCImport.Problem] = []
+
+  mutating func fail(_ path: String, _ message: String) {
+    errors.append(GRPCImport.Problem(path: path, message: message))
   }
 
-  private static func fail(_ index: Int, _ message: String) -> Result<String, Failure> {
-    .failure(Failure(message: "methodConfig \(index + 1): \(message)"))
+  mutating func warn(_ path: String, _ message: String) {
+    warnings.append(GRPCImport.Problem(path: path, message: message))
   }
 
-  /// A policy name from a method config's first name: `helloworld_Greeter_SayHello`.
-  static func identifier(_ name: [String: Any]?) -> String {
-    let service = name?["service"] as? String ?? ""
-    let method = name?["method"] as? String ?? ""
-    let joined = [service, method].filter { !$0.isEmpty }.joined(separator: "_")
-    var result = String(
-      joined.unicodeScalars.map { scalar -> Character in
-        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
-          ? Character(scalar) : "_"
-      })
-    if result.isEmpty { return "allMethods" }
-    if let first = result.unicodeScalars.first, ("0"..."9").contains(first) {
-      result = "_" + result
+  /// The members of an object; a key given twice is an error (protobuf's JSON refuses it).
+  mutating func object(_ value: JSONValue, at path: String) -> [JSONMember]? {
+    guard case .object(let members) = value else {
+      fail(path, "is not an object")
+      return nil
     }
-    // Names that are keywords get a prefix.
-    return (try? compile(policy: "retry 1 on \(result)")) == nil ? "method_" + result : result
+    var seen: Set<String> = []
+    for member in members where !seen.insert(member.key).inserted {
+      fail(join(path, member.key), "appears twice in its object")
+    }
+    return members
   }
 
-  /// Status codes given by name or number, as the policy language writes them.
-  private static func statusNames(_ value: Any?) -> [String] {
-    guard let list = value as? [Any] else { return [] }
-    return list.compactMap { item -> String? in
-      if let name = item as? String { return GRPCStatus.canonical(name).map(GRPCStatus.camelCase) }
-      if let code = number(item) {
-        return GRPCStatus.name(ofCode: Int(code)).map(GRPCStatus.camelCase)
+  mutating func array(_ value: JSONValue, at path: String) -> [JSONValue]? {
+    guard case .array(let elements) = value else {
+      fail(path, "is not an array")
+      return nil
+    }
+    return elements
+  }
+
+  func member(_ key: String, of members: [JSONMember]) -> JSONValue? {
+    members.first { $0.key == key }?.value
+  }
+
+  func join(_ path: String, _ key: String) -> String {
+    path.isEmpty ? key : path + "." + key
+  }
+
+  /// A JSON number, or a string holding one (protobuf's JSON takes both), as its text.
+  mutating func numberText(_ value: JSONValue, at path: String) -> String? {
+    switch value {
+    case .number(let text): return text
+    case .string(let text):
+      if case .success(.number(let number)) = GRPCConfigJSON.parse(Array(text.utf8)) {
+        return number
       }
+      fail(path, "failed to parse number")
+      return nil
+    default:
+      fail(path, "is not a number")
       return nil
     }
   }
 
-  private static func number(_ value: Any?) -> Double? {
-    guard let number = value as? NSNumber else { return nil }
-    let double = number.doubleValue
-    return double.isFinite ? double : nil
+  /// A whole number in `range`, read from its text exactly: `2.9` and `1e30` are refused.
+  mutating func integer(
+    _ value: JSONValue, at path: String, in range: ClosedRange<Int>, field: String
+  ) -> Int? {
+    guard let text = numberText(value, at: path) else { return nil }
+    guard let decimal = ExactDecimal(text), decimal.isIntegral else {
+      fail(path, "\(text) is not a whole number; gRPC's \(field) is an integer")
+      return nil
+    }
+    guard let whole = decimal.integerValue, range.contains(whole) else {
+      fail(
+        path,
+        range.upperBound == Int(Int32.max)
+          ? "\(text) is beyond an int32, which gRPC's \(field) is"
+          : "\(text) is out of range (\(range.lowerBound) to \(range.upperBound))")
+      return nil
+    }
+    return whole
   }
 
-  /// A protobuf JSON duration, `1.5s`, exactly; nil when malformed or above 10 000 hours.
-  static func duration(_ value: Any?) -> Duration? {
-    guard let text = value as? String, text.hasSuffix("s") else { return nil }
-    let parts = text.dropLast().split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count <= 2, let wholeText = parts.first, !wholeText.isEmpty,
-      wholeText.allSatisfy(\.isASCIIDigit), wholeText.count <= 8, let whole = Int64(wholeText)
-    else { return nil }
-    var nanoseconds: Int64 = 0
-    if parts.count == 2 {
-      let fraction = parts[1]
-      guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCIIDigit),
-        let digits = Int64(fraction + String(repeating: "0", count: 9 - fraction.count))
-      else { return nil }
-      nanoseconds = digits
+  /// A finite number.
+  mutating func double(_ value: JSONValue, at path: String) -> Double? {
+    guard let text = numberText(value, at: path) else { return nil }
+    guard let number = Double(text), number.isFinite else {
+      fail(path, "\(text) is out of range")
+      return nil
     }
-    let result = Duration.seconds(whole) + Duration.nanoseconds(nanoseconds)
-    return result <= .seconds(36_000_000) ? result : nil
+    return number
+  }
+
+  /// A duration in protobuf's JSON form; with `positive`, above 0.
+  mutating func duration(_ value: JSONValue, at path: String, positive: Bool) -> Duration? {
+    guard case .string(let text) = value else {
+      fail(path, "is not a string")
+      return nil
+    }
+    switch ProtobufDuration.parse(text) {
+    case .failure(let reason):
+      fail(path, reason.message(text))
+      return nil
+    case .success(let duration):
+      if positive, duration <= .zero {
+        fail(path, "must be greater than 0")
+        return nil
+      }
+      if duration < .zero {
+        fail(path, "must not be negative")
+        return nil
+      }
+      return duration
+    }
+  }
+
+  /// Status codes by name (`"UNAVAILABLE"`) or number (`14`), each once, as canonical names.
+  mutating func statusCodes(_ value: JSONValue, at path: String, mayBeEmpty: Bool) -> [String]? {
+    guard let elements = array(value, at: path) else { return nil }
+    if elements.isEmpty, !mayBeEmpty { fail(path, "must be non-empty") }
+    var codes: [String] = []
+    var failed = false
+    for (index, element) in elements.enumerated() {
+      let elementPath = "\(path)[\(index)]"
+      var code: String?
+      switch element {
+      case .string(let name):
+        code = GRPCStatus.names.contains(name) ? name : nil
+        if code == nil {
+          let suggestion = GRPCStatus.canonical(name).map { "; did you mean '\($0)'?" } ?? ""
+          fail(elementPath, "'\(name)' is no gRPC status code\(suggestion)")
+        }
+      case .number(let text):
+        if let decimal = ExactDecimal(text), decimal.isIntegral, let number = decimal.integerValue,
+          let name = GRPCStatus.name(ofCode: number)
+        {
+          code = name
+        } else {
+          fail(elementPath, "\(text) is no gRPC status code (0 to 16)")
+        }
+      default:
+        fail(elementPath, "is not a status code name or number")
+      }
+      guard let code else {
+        failed = true
+        continue
+      }
+      if codes.contains(code) {
+        fail(elementPath, "'\(code)' appears twice")
+        failed = true
+      }
+      codes.append(code)
+    }
+    return failed ? nil : codes
+  }
+
+  /// `retryThrottling`, checked: `maxTokens` in 1 … 1000, `tokenRatio` above 0.
+  mutating func throttling(_ root: [JSONMember]) -> GRPCThrottling? {
+    guard let value = member("retryThrottling", of: root),
+      let members = object(value, at: "retryThrottling")
+    else { return nil }
+    var tokens: Int?
+    var ratio: Int?
+    if let value = member("maxTokens", of: members) {
+      tokens = integer(value, at: "retryThrottling.maxTokens", in: 1...1000, field: "maxTokens")
+    } else {
+      fail("retryThrottling.maxTokens", "field not present")
+    }
+    if let value = member("tokenRatio", of: members),
+      let number = double(value, at: "retryThrottling.tokenRatio")
+    {
+      // gRPC keeps three decimals, truncating: 0.5466 is 0.546.
+      let milli = (min(number, 1e9) * 1000 + 1e-6).rounded(.down)
+      if number <= 0 {
+        fail("retryThrottling.tokenRatio", "must be greater than 0")
+      } else if milli < 1 {
+        fail(
+          "retryThrottling.tokenRatio",
+          "gRPC keeps three decimals, so \(NumberText.decimal(number)) is 0; it must be 0.001 or more"
+        )
+      } else {
+        ratio = Int(milli)
+        if Double(Int(milli)) / 1000 != number {
+          warn(
+            "retryThrottling.tokenRatio",
+            "gRPC keeps three decimals: \(NumberText.decimal(number)) is"
+              + " \(NumberText.decimal(Double(Int(milli)) / 1000))")
+        }
+      }
+    } else if member("tokenRatio", of: members) == nil {
+      fail("retryThrottling.tokenRatio", "field not present")
+    }
+    guard let tokens, let ratio else { return nil }
+    return GRPCThrottling(maxTokens: tokens, milliRatio: ratio)
+  }
+
+  /// The `name` list of a method config.
+  mutating func names(_ value: JSONValue?, at path: String) -> [GRPCMethodName] {
+    guard let value, let elements = array(value, at: path) else { return [] }
+    var names: [GRPCMethodName] = []
+    for (index, element) in elements.enumerated() {
+      let elementPath = "\(path)[\(index)]"
+      guard let members = object(element, at: elementPath) else { continue }
+      var parts = ["", ""]
+      for (slot, key) in ["service", "method"].enumerated() {
+        guard let part = member(key, of: members) else { continue }
+        guard case .string(let text) = part else {
+          fail(join(elementPath, key), "is not a string")
+          continue
+        }
+        parts[slot] = text
+      }
+      if parts[0].isEmpty, !parts[1].isEmpty {
+        fail(join(elementPath, "method"), "method name populated without service name")
+      }
+      names.append(GRPCMethodName(service: parts[0], method: parts[1]))
+    }
+    return names
+  }
+
+  /// One method config as a policy, or nil after an error.
+  mutating func methodConfig(
+    _ value: JSONValue, at path: String, throttling: GRPCThrottling?
+  ) -> ImportedPolicy? {
+    guard let members = object(value, at: path) else { return nil }
+    let errorCount = errors.count
+    let names = names(member("name", of: members), at: join(path, "name"))
+    var comments: [String] = []
+    var policy = CompiledPolicy(rules: [])
+    var clampedAttempts: String?
+    let retry = member("retryPolicy", of: members)
+    let hedging = member("hedgingPolicy", of: members)
+    if retry != nil, hedging != nil {
+      fail(path, "has both 'retryPolicy' and 'hedgingPolicy'; gRPC allows one of them")
+    }
+    if let retry {
+      let retryPath = join(path, "retryPolicy")
+      if let (rule, timeout, original) = retryRule(retry, at: retryPath, comments: &comments) {
+        policy.rules = [rule]
+        policy.attemptTimeout = timeout
+        clampedAttempts = original
+      }
+    } else if let hedging {
+      let hedgingPath = join(path, "hedgingPolicy")
+      if let (rule, hedge, original) = hedgingRule(hedging, at: hedgingPath, comments: &comments) {
+        policy.rules = [rule]
+        policy.hedge = hedge
+        clampedAttempts = original
+      }
+    } else {
+      policy.rules = [RetryRule(behavior: .immediate(maxCount: 0))]
+    }
+    if let timeout = member("timeout", of: members),
+      let deadline = duration(timeout, at: join(path, "timeout"), positive: false),
+      deadline > .zero
+    {
+      policy.deadline = clamp(deadline, at: join(path, "timeout"), comments: &comments)
+    }
+    if let throttling {
+      let ratio = Double(throttling.milliRatio) / 1000
+      policy.budgetRatio = min(ratio, 1)
+      if ratio > 1 {
+        comments.append(
+          "tokenRatio \(NumberText.decimal(ratio)) is above 1; 'budget' is at most 100%")
+      }
+    }
+    guard errors.count == errorCount else { return nil }
+    let record = GRPCRecord(
+      names: names, throttling: throttling, maxAttempts: clampedAttempts)
+    return ImportedPolicy(
+      names: names, comments: comments + [record.comment], policy: policy)
+  }
+
+  /// `maxAttempts`: an integer of 2 or more; above 5 it is clamped, with a warning.
+  mutating func attempts(
+    _ members: [JSONMember], at path: String, comments: inout [String]
+  ) -> (Int, String?)? {
+    let attemptsPath = join(path, "maxAttempts")
+    guard let value = member("maxAttempts", of: members) else {
+      fail(attemptsPath, "field not present")
+      return nil
+    }
+    guard
+      let attempts = integer(
+        value, at: attemptsPath, in: Int(Int32.min)...Int(Int32.max), field: "maxAttempts")
+    else { return nil }
+    guard attempts >= 2 else {
+      fail(attemptsPath, "must be at least 2")
+      return nil
+    }
+    if attempts <= GRPCExport.attemptCap { return (attempts, nil) }
+    warn(
+      attemptsPath,
+      "gRPC clients make \(GRPCExport.attemptCap) attempts at most: \(attempts) is clamped to"
+        + " \(GRPCExport.attemptCap)")
+    comments.append(
+      "maxAttempts \(attempts): gRPC clients make \(GRPCExport.attemptCap) at most")
+    return (GRPCExport.attemptCap, String(attempts))
+  }
+
+  private mutating func retryRule(
+    _ value: JSONValue, at path: String, comments: inout [String]
+  ) -> (RetryRule, Duration?, String?)? {
+    guard let members = object(value, at: path) else { return nil }
+    let attempts = self.attempts(members, at: path, comments: &comments)
+    var parts: [Duration?] = []
+    for key in ["initialBackoff", "maxBackoff"] {
+      guard let value = member(key, of: members) else {
+        fail(join(path, key), "field not present")
+        parts.append(nil)
+        continue
+      }
+      parts.append(duration(value, at: join(path, key), positive: true))
+    }
+    var multiplier: Double?
+    if let value = member("backoffMultiplier", of: members) {
+      multiplier = double(value, at: join(path, "backoffMultiplier"))
+      if let factor = multiplier, factor <= 0 {
+        fail(join(path, "backoffMultiplier"), "must be greater than 0")
+        multiplier = nil
+      }
+    } else {
+      fail(join(path, "backoffMultiplier"), "field not present")
+    }
+    var timeout: Duration?
+    if let value = member("perAttemptRecvTimeout", of: members) {
+      timeout = duration(value, at: join(path, "perAttemptRecvTimeout"), positive: true)
+    }
+    let hasTimeout = member("perAttemptRecvTimeout", of: members) != nil
+    var codes: [String]?
+    if let value = member("retryableStatusCodes", of: members) {
+      codes = statusCodes(value, at: join(path, "retryableStatusCodes"), mayBeEmpty: hasTimeout)
+    } else if hasTimeout {
+      codes = []
+    } else {
+      fail(join(path, "retryableStatusCodes"), "field not present")
+    }
+    guard let (count, original) = attempts, let initial = parts[0], let maximum = parts[1],
+      let multiplier, let codes
+    else { return nil }
+    var classes = codes.map(GRPCStatus.camelCase)
+    if timeout != nil, let timeoutClass = ErrorClassName.timeout {
+      classes.append(timeoutClass)
+      comments.append(
+        "perAttemptRecvTimeout is the per-attempt limit, and its expiry is retried; gRPC's C"
+          + " core (grpcio) honors it only on channels with hedging enabled")
+    }
+    let behavior = GRPCDelays.behavior(
+      retries: count - 1,
+      initial: clamp(initial, at: join(path, "initialBackoff"), comments: &comments),
+      maximum: maximum, multiplier: multiplier)
+    var rule = RetryRule(
+      behavior: behavior.behavior, errorClasses: classes, jitter: GRPCImport.jitter)
+    rule.maxDelay = behavior.maxDelay
+    let attemptTimeout = timeout.map {
+      clamp($0, at: join(path, "perAttemptRecvTimeout"), comments: &comments)
+    }
+    return (rule, attemptTimeout, original)
+  }
+
+  private mutating func hedgingRule(
+    _ value: JSONValue, at path: String, comments: inout [String]
+  ) -> (RetryRule, HedgePolicy, String?)? {
+    guard let members = object(value, at: path) else { return nil }
+    let attempts = self.attempts(members, at: path, comments: &comments)
+    var delay = Duration.zero
+    if let value = member("hedgingDelay", of: members) {
+      delay = duration(value, at: join(path, "hedgingDelay"), positive: false) ?? .zero
+    }
+    var codes: [String]? = []
+    if let value = member("nonFatalStatusCodes", of: members) {
+      codes = statusCodes(value, at: join(path, "nonFatalStatusCodes"), mayBeEmpty: true)
+    }
+    guard let (count, original) = attempts, let codes else { return nil }
+    let extra = count - 1
+    let rule = RetryRule(
+      behavior: .immediate(maxCount: codes.isEmpty ? 0 : extra),
+      errorClasses: codes.map(GRPCStatus.camelCase))
+    let after = clamp(delay, at: join(path, "hedgingDelay"), comments: &comments)
+    return (rule, HedgePolicy(count: extra, delay: after), original)
+  }
+
+  /// A duration no longer than the language's longest, 10000h, with a warning when cut.
+  mutating func clamp(_ duration: Duration, at path: String, comments: inout [String]) -> Duration {
+    guard duration > GRPCDelays.longest else { return duration }
+    warn(path, "\(duration.protobufText) is longer than the language's 10000h; 10000h is kept")
+    comments.append("\(path) \(duration.protobufText) is cut to 10000h")
+    return GRPCDelays.longest
   }
 }
 
-extension Character {
-  fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+/// The built-in error classes the engines name.
+enum ErrorClassName {
+  /// The class of an attempt cut off by the policy's per-attempt limit: the built-in class
+  /// named like that policy-wide clause (taken from the language's tables, not spelt here).
+  static let timeout: String? = LanguageWords.policyWideKeywords.first {
+    Vocabulary.builtInErrorClasses.contains($0)
+  }
 }
