@@ -1,4 +1,6 @@
-/// A strict JSON reader for gRPC service configs (RFC 8259): objects keep their members in
+/// A strict JSON reader for gRPC service configs (RFC 8259).
+///
+/// Objects keep their members in
 /// order, duplicate keys included, and numbers keep their text, so that `import` can tell
 /// `2` from `2.9`, and a number beyond `Int` from a small one, without rounding through a
 /// `Double`. Nesting deeper than ``maximumDepth`` is refused, so no input exhausts the stack.

@@ -296,8 +296,9 @@ enum GRPCExport {
   }
 }
 
-/// A rule's delays as gRPC's back-off: retry n waits min(initial × multiplier^(n−1),
-/// maxBackoff), then gRPC multiplies it by a uniform factor in [0.8, 1.2]. Exact when the
+/// A rule's delays as gRPC's back-off.
+///
+/// Retry n waits min(initial × multiplier^(n−1), maxBackoff), then gRPC multiplies it by a uniform factor in [0.8, 1.2]. Exact when the
 /// rule's nominal delays for the retries gRPC makes are exactly these and its cap, if any,
 /// never cuts a jittered delay.
 struct GRPCBackoff {

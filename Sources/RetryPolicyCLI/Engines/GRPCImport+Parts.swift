@@ -1,6 +1,8 @@
 import RetryPolicy
 
-/// A JSON number's value read from its text, exactly: whether it is whole, and its value when
+/// A JSON number's value read from its text, exactly.
+///
+/// It says whether it is whole, and its value when
 /// it fits an `Int`. `2.9` is not whole; `2.0`, `20e-1` and `1e3` are; `1e30` is whole but
 /// does not fit.
 struct ExactDecimal {
@@ -133,7 +135,9 @@ enum GRPCDelays {
     return .nanoseconds(Int64(nanoseconds))
   }
 
-  /// The delay clause for gRPC's retry n waiting min(initial × multiplier^(n−1), maximum),
+  /// The delay clause for gRPC's delays.
+  ///
+  /// Retry n waits min(initial × multiplier^(n−1), maximum),
   /// n = 1 … `retries` (jitter aside, which gRPC draws after the cap):
   /// - one delay, or a multiplier of 1: `delay` with the smaller of initial and maximum;
   /// - a multiplier above 1 whose cap no jittered delay reaches (1.2 × the last delay ≤
@@ -167,8 +171,9 @@ enum GRPCDelays {
   }
 }
 
-/// What `import` keeps of a method config that the language cannot say, as a record comment
-/// before its policy: `# grpc-service-config: {"name": [...], "retryThrottling": {...}}`, in
+/// What `import` keeps of a method config that the language cannot say.
+///
+/// It is a record comment before its policy: `# grpc-service-config: {"name": [...], "retryThrottling": {...}}`, in
 /// JSON with every character outside printable ASCII escaped, so that it stays one comment
 /// line whatever the names hold. `export --to grpc --file` reads it back.
 struct GRPCRecord: Equatable {
@@ -310,7 +315,9 @@ enum PolicyNaming {
 /// is the compiled value's own (``CompiledPolicy/description``), read back as a syntax tree,
 /// so no clause is spelt here.
 enum PolicyFilePrinter {
-  /// The file: `header` comments, then each policy after its comments, then `trailing`
+  /// The file of these policies.
+  ///
+  /// It holds `header` comments, then each policy after its comments, then `trailing`
   /// comments. Every comment is made one line of printable ASCII.
   static func print(
     header: [String], policies: [(name: String, comments: [String], policy: CompiledPolicy)],
