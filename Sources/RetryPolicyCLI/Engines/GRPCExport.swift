@@ -286,7 +286,8 @@ enum GRPCExport {
       members.append(JSONMember("perAttemptRecvTimeout", .string(attemptTimeout.protobufText)))
       result.note(
         "grpcio (gRPC's C core) honors 'perAttemptRecvTimeout' only on channels with"
-          + " 'grpc.experimental.enable_hedging'; without it each attempt runs to the deadline",
+          + " 'grpc.experimental.enable_hedging'; without it each attempt runs to the deadline"
+          + (codes.isEmpty ? ", and it refuses a retry policy without status codes" : ""),
         at: locator.policyWide(ClauseKeyword.timeout))
     }
     if !codes.isEmpty || attemptTimeout == nil {
