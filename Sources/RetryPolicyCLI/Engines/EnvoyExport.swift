@@ -14,6 +14,7 @@ enum EnvoyExport {
   /// The `num_retries` of `retry forever`, bounded in practice by the route's `timeout`.
   static let foreverRetries = 100
   /// The class names Envoy's `retry_on` has a condition for, by the name `on` uses.
+  ///
   /// The built-in class of a timed-out attempt is Envoy's `reset`.
   static let conditions: [String: String] = [
     "cancelled": "cancelled", "deadlineExceeded": "deadline-exceeded", "internal": "internal",
@@ -81,7 +82,8 @@ enum EnvoyExport {
       result.note(
         "Envoy hedges only when an attempt passes its per_try_timeout: 'hedge \(hedge.count) after"
           + " \(hedge.delay.policyText)' becomes per_try_timeout \(hedge.delay.policyText), and"
-          + " a failed attempt is retried after Envoy's back-off", at: locator.policyWide(ClauseKeyword.hedge))
+          + " a failed attempt is retried after Envoy's back-off",
+        at: locator.policyWide(ClauseKeyword.hedge))
     }
     var document = [JSONMember("route", .object(route))]
     if let ratio = policy.budgetRatio {
@@ -173,7 +175,8 @@ enum EnvoyExport {
       }
       if unexpressed {
         result.note(
-          "Envoy has no 'except'; it is left out", at: locator.clause(ClauseKeyword.except, inRule: index))
+          "Envoy has no 'except'; it is left out",
+          at: locator.clause(ClauseKeyword.except, inRule: index))
       }
       if let hook = rule.hook {
         result.note(
