@@ -14,9 +14,13 @@ enum ExportCommand: Subcommand {
     discussion: """
       '--to grpc' prints a gRPC service config (JSON): one method config, for every method
       or for '--service S [--method M]', with a 'retryPolicy' (or a 'hedgingPolicy' under
-      'hedge'), its 'timeout' from 'within', and 'retryThrottling' from 'budget'. Classes
-      named like gRPC status codes ('unavailable', 'resourceExhausted', 'UNAVAILABLE')
-      become its status codes.
+      'hedge'), its 'timeout' from 'within', 'perAttemptRecvTimeout' from 'timeout', and
+      'retryThrottling' from 'budget'. Classes named like gRPC status codes ('unavailable',
+      'resourceExhausted', 'UNAVAILABLE') become its status codes. gRPC multiplies each
+      delay by a uniform factor in [0.8, 1.2]: 'jitter 20%' is exact, any other jitter
+      warns. With '--file' and no '--policy', every policy of the file becomes a method
+      config; a policy imported by 'import --from grpc' gets back its method names and
+      maxTokens from the record comment before it.
 
       '--to envoy' prints YAML (JSON with '--json'): 'route' holds the fields of a
       RouteAction ('timeout' from 'within', 'retry_policy', 'hedge_policy') and 'cluster'
@@ -39,7 +43,7 @@ enum ExportCommand: Subcommand {
     examples: [
       (
         "retry-policy export --to grpc --service helloworld.Greeter 'retry 3 on unavailable"
-          + " backoff 100ms jitter full max 1s'",
+          + " backoff 100ms jitter 20% max 1s'",
         "A retry policy gRPC runs exactly."
       ),
       (
