@@ -46,18 +46,7 @@ enum CheckCommand: Subcommand {
       does when the host hands one to the compiler: a name outside it is an error with a
       "did you mean" suggestion ('any' and 'timeout' are always known).
       """,
-    options: [
-      .option(
-        "format", value: "FORMAT", allowed: ["text", "json"],
-        help: "Print diagnostics as text (default) or as JSON."),
-      .flag("json", help: "The same as --format json."),
-      .option(
-        "classes", value: "LIST",
-        help: "The error classes the host knows (comma-separated); others are errors."),
-      .option(
-        "hooks", value: "LIST",
-        help: "The hooks the host registers (comma-separated); others are errors."),
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 1, maximumArguments: nil, argumentName: "file or folder to check",
     examples: [
       ("retry-policy check payments.retry", "Check one file."),
@@ -93,10 +82,42 @@ enum CheckCommand: Subcommand {
     var warningCount: Int { diagnostics.count { $0.severity == .warning } + omittedWarnings }
   }
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+  /// The options of `check`.
+  struct Options: CommandOptions {
+    /// The form of the report.
+    enum Format: Sendable { case text, json }
+
+    var format = Format.text
+    var isJSON = false
+    var errorClasses: Set<String>?
+    var hooks: Set<String>?
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "format", value: "FORMAT", help: "Print diagnostics as text (default) or as JSON.",
+          \.format, .choice(["text": .text, "json": .json])),
+        .flag("json", help: "The same as --format json.", \.isJSON),
+        .option(
+          "classes", value: "LIST",
+          help: "The error classes the host knows (comma-separated); others are errors.",
+          \.errorClasses, .nameList),
+        .option(
+          "hooks", value: "LIST",
+          help: "The hooks the host registers (comma-separated); others are errors.", \.hooks,
+          .nameList),
+      ]
+    }
+
+    /// The vocabulary of `--classes` and `--hooks`; open where not given.
+    var vocabulary: Vocabulary { Vocabulary(errorClasses: errorClasses, hooks: hooks) }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
     let output = context.output
-    let isJSON = arguments.value("format") == "json" || arguments.has("json")
-    let expansion = PolicyInput.expand(arguments.arguments, context: context)
+    let isJSON = options.format == .json || options.isJSON
+    let expansion = PolicyInput.expand(options.arguments, context: context)
     var unreadable = expansion.errors
     var reports: [FileReport] = []
     for file in expansion.files {
@@ -104,7 +125,7 @@ enum CheckCommand: Subcommand {
       case .success(let data):
         // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
         let source = [UInt8](data)
-        let analysis = analyze(policyFile: source, vocabulary: vocabulary(arguments))
+        let analysis = analyze(policyFile: source, vocabulary: options.vocabulary)
         reports.append(
           FileReport(
             name: file.name, source: source, diagnostics: analysis.diagnostics,
@@ -131,17 +152,6 @@ enum CheckCommand: Subcommand {
     if !unreadable.isEmpty { return ExitStatus.usage }
     let hasErrors = reports.contains { $0.errorCount > 0 }
     return hasErrors ? ExitStatus.failure : ExitStatus.success
-  }
-
-  /// The vocabulary of `--classes` and `--hooks`; open where not given.
-  static func vocabulary(_ arguments: ParsedArguments) -> Vocabulary {
-    func names(_ option: String) -> Set<String>? {
-      arguments.value(option).map { list in
-        Set(
-          list.split(separator: ",").map { $0.filter { $0 != " " } }.filter { !$0.isEmpty })
-      }
-    }
-    return Vocabulary(errorClasses: names("classes"), hooks: names("hooks"))
   }
 
   /// `checked 3 files: 2 errors, 1 warning`.

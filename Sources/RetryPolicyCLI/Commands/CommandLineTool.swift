@@ -201,22 +201,25 @@ public enum CommandLineTool {
     return ExitStatus.usage
   }
 
-  private static func run(
-    _ command: any Subcommand.Type, arguments: [String], context: CommandContext
+  private static func run<Command: Subcommand>(
+    _ command: Command.Type, arguments: [String], context: CommandContext
   ) async -> Int32 {
     let spec = command.spec
-    let parsed: ParsedArguments
+    let request: ArgumentParser.Request<Command.Options>
     do {
-      parsed = try ArgumentParser.parse(arguments, for: spec)
+      request = try ArgumentParser.parse(arguments, for: spec)
     } catch {
       context.output.usageError(error, command: spec.fullName)
       return ExitStatus.usage
     }
-    if parsed.wantsHelp {
+    switch request {
+    case .help:
       context.output.write(HelpRendering.help(for: spec))
       return ExitStatus.success
+    case .run(let options):
+      context.commandName = spec.fullName
+      return await command.run(options, context: context)
     }
-    return await command.run(parsed, context: context)
   }
 
   /// `retry-policy help [SUBCOMMAND]`; `help repl` is `repl --help`, which the REPL prints.
@@ -256,12 +259,14 @@ public enum CommandLineTool {
   }
 }
 
-/// A subcommand: its help and its work.
+/// A subcommand: its help, its typed options and its work.
 protocol Subcommand: Sendable {
-  /// The options, arguments and help of the subcommand.
+  /// The subcommand's options, read once from the command line.
+  associatedtype Options: CommandOptions
+  /// The help of the subcommand: its usage, arguments and (from ``Options``) options.
   static var spec: CommandSpec { get }
-  /// Runs the subcommand with parsed arguments; returns the exit status.
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32
+  /// Runs the subcommand with its options; returns the exit status.
+  static func run(_ options: Options, context: CommandContext) async -> Int32
 }
 
 /// The outcome of an in-process run: the exit status and what was written.

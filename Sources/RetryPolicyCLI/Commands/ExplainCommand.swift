@@ -32,11 +32,7 @@ enum ExplainCommand: Subcommand {
       {"count", "after"} or null, "name", "policy"}. Durations are seconds. For 'retry forever' the schedule lists the first
       100 retries and "truncated" is true.
       """,
-    options: [
-      .flag("json", help: "Print the explanation as JSON."),
-      .option("file", value: "FILE", help: "Explain a policy of this policy file."),
-      .option("policy", value: "NAME", help: "The policy's name in the file given by --file."),
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
     examples: [
       (
@@ -56,12 +52,26 @@ enum ExplainCommand: Subcommand {
       (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
-    switch PolicyInput.resolvePolicy(arguments, context: context, command: spec.fullName) {
+  /// The options of `explain`.
+  struct Options: CommandOptions {
+    var isJSON = false
+    var selection = PolicySelection()
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [.flag("json", help: "Print the explanation as JSON.", \.isJSON)] + .group(\.selection)
+    }
+
+    func validate() throws(UsageError) { try selection.validate() }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    switch PolicyInput.resolvePolicy(options.selection, words: options.arguments, context: context)
+    {
     case .exit(let status):
       return status
     case .policy(let policy):
-      if arguments.has("json") {
+      if options.isJSON {
         context.output.write(ExplainRendering.json(policy))
       } else {
         context.output.write(

@@ -30,15 +30,7 @@ enum ExportCommand: Subcommand {
       line and column names what changes; with '--strict' those are errors and nothing is
       printed. An exact export prints nothing on standard error.
       """,
-    options: [
-      .option("to", value: "ENGINE", help: "The engine: 'grpc' or 'envoy'."),
-      .option("file", value: "FILE", help: "Export a policy of this policy file."),
-      .option("policy", value: "NAME", help: "The policy's name in the file given by --file."),
-      .option("service", value: "S", help: "gRPC: the service the method config names."),
-      .option("method", value: "M", help: "gRPC: the method (with --service)."),
-      .flag("strict", help: "Treat every inexact mapping as an error (exit 1)."),
-      .flag("json", help: "Envoy: print JSON instead of YAML."),
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
     examples: [
       (
@@ -57,28 +49,50 @@ enum ExportCommand: Subcommand {
       (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+  /// The options of `export`.
+  struct Options: CommandOptions {
+    /// The engines `export` writes for.
+    enum Engine: Sendable { case grpc, envoy }
+
+    var engine: Engine?
+    var service: String?
+    var method: String?
+    var isStrict = false
+    var isJSON = false
+    var selection = PolicySelection()
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "to", value: "ENGINE", help: "The engine: 'grpc' or 'envoy'.", \.engine,
+          .choice(["grpc": .grpc, "envoy": .envoy]))
+      ] + .group(\.selection) + [
+        .option(
+          "service", value: "S", help: "gRPC: the service the method config names.",
+          \.service, .text),
+        .option("method", value: "M", help: "gRPC: the method (with --service).", \.method, .text),
+        .flag("strict", help: "Treat every inexact mapping as an error (exit 1).", \.isStrict),
+        .flag("json", help: "Envoy: print JSON instead of YAML.", \.isJSON),
+      ]
+    }
+
+    func validate() throws(UsageError) {
+      if engine == nil { throw .missingArgument("'--to grpc' or '--to envoy'") }
+      if method != nil, service == nil { throw .other("'--method' needs '--service'") }
+      try selection.validate()
+    }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
     let output = context.output
-    let engine = arguments.value("to")
-    guard engine == "grpc" || engine == "envoy" else {
-      output.usageError(
-        engine.map {
-          .invalidValue(
-            option: "to", value: $0, expected: "'grpc' or 'envoy'",
-            suggestion: Suggestion.nearest(to: $0, in: ["grpc", "envoy"]))
-        } ?? .missingArgument("'--to grpc' or '--to envoy'"), command: spec.fullName)
-      return ExitStatus.usage
-    }
-    if arguments.value("method") != nil, arguments.value("service") == nil {
-      output.usageError(.other("'--method' needs '--service'"), command: spec.fullName)
-      return ExitStatus.usage
-    }
-    let isStrict = arguments.has("strict")
-    if engine == "grpc" {
-      for (option, isMethod) in [("service", false), ("method", true)] {
-        guard let value = arguments.value(option),
-          !GRPCExport.isValidName(value, isMethod: isMethod)
-        else { continue }
+    let engine = options.engine ?? .grpc
+    let isStrict = options.isStrict
+    if engine == .grpc {
+      for (option, value, isMethod) in [
+        ("service", options.service, false), ("method", options.method, true),
+      ] {
+        guard let value, !GRPCExport.isValidName(value, isMethod: isMethod) else { continue }
         output.usageError(
           .invalidValue(
             option: option, value: value,
@@ -88,47 +102,53 @@ enum ExportCommand: Subcommand {
             suggestion: nil), command: spec.fullName)
         return ExitStatus.usage
       }
-      if let path = arguments.value("file") {
-        let names = arguments.value("service").map {
-          [GRPCMethodName(service: $0, method: arguments.value("method") ?? "")]
+      if let path = options.selection.file {
+        if let extra = options.arguments.first {
+          output.usageError(
+            .other("give either a policy or '--file', not both (unexpected '\(extra)')"),
+            command: spec.fullName)
+          return ExitStatus.usage
+        }
+        let names = options.service.map {
+          [GRPCMethodName(service: $0, method: options.method ?? "")]
         }
         switch GRPCFileExport.items(
-          path: path, policy: arguments.value("policy"), names: names, context: context)
+          path: path, policy: options.selection.policyName, names: names, context: context)
         {
         case .failure(let status): return status.code
         case .success(let (source, items)):
           return finish(
             GRPCExport.export(items), source: source, name: path, isStrict: isStrict,
-            engine: "grpc", json: true, context: context)
+            engine: engine, json: true, context: context)
         }
       }
     }
     let policy: CompiledPolicy
-    switch PolicyInput.resolvePolicy(arguments, context: context, command: spec.fullName) {
+    switch PolicyInput.resolvePolicy(options.selection, words: options.arguments, context: context)
+    {
     case .exit(let status): return status
     case .policy(let resolved): policy = resolved
     }
-    guard let (source, name, body) = ExportSource.locate(policy, arguments, context: context)
+    guard let (source, name, body) = ExportSource.locate(policy, options, context: context)
     else {
       output.error("internal error: the policy's text could not be read again")
       return ExitStatus.failure
     }
     let locator = ExportLocator(body: body)
     let result =
-      engine == "grpc"
+      engine == .grpc
       ? GRPCExport.export(
-        policy, locator: locator, service: arguments.value("service"),
-        method: arguments.value("method"))
+        policy, locator: locator, service: options.service, method: options.method)
       : EnvoyExport.export(policy, locator: locator)
     return finish(
-      result, source: source, name: name, isStrict: isStrict, engine: engine ?? "",
-      json: arguments.has("json"), context: context)
+      result, source: source, name: name, isStrict: isStrict, engine: engine,
+      json: options.isJSON, context: context)
   }
 
   /// Prints the notes as diagnostics, then the document unless `--strict` found notes.
   private static func finish(
-    _ result: ExportResult, source: String, name: String, isStrict: Bool, engine: String,
-    json: Bool, context: CommandContext
+    _ result: ExportResult, source: String, name: String, isStrict: Bool,
+    engine: Options.Engine, json: Bool, context: CommandContext
   ) -> Int32 {
     let output = context.output
     let diagnostics = result.notes.map {
@@ -136,7 +156,7 @@ enum ExportCommand: Subcommand {
     }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
-    if engine == "envoy", !json {
+    if engine == .envoy, !json {
       output.write(YAMLWriter().write(result.document))
     } else {
       output.write(JSONWriter().write(result.document) + "\n")
@@ -148,9 +168,9 @@ enum ExportCommand: Subcommand {
 /// The text of the policy an export works on, read again to point warnings at clauses.
 enum ExportSource {
   static func locate(
-    _ policy: CompiledPolicy, _ arguments: ParsedArguments, context: CommandContext
+    _ policy: CompiledPolicy, _ options: ExportCommand.Options, context: CommandContext
   ) -> (String, String, PolicyBodySyntax)? {
-    if let path = arguments.value("file") {
+    if let path = options.selection.file {
       guard case .success(let bytes) = PolicyInput.readFileBytes(path, context: context) else {
         return nil
       }
@@ -160,7 +180,7 @@ enum ExportSource {
         file.policies.first { $0.name.text == policy.name } ?? file.policies.first
       return declaration.map { (source, path, $0.body) }
     }
-    let words = arguments.arguments
+    let words = options.arguments
     var source = words.joined(separator: " ")
     if words == ["-"] {
       guard case .success(let text) = context.standardInputText() else { return nil }

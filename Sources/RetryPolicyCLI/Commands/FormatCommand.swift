@@ -32,9 +32,7 @@ enum FormatCommand: Subcommand {
       the formatted text is compiled again and must give the same policies and the same
       comments, or the file is left unchanged.
       """,
-    options: [
-      .flag("check", help: "Write nothing; list the files that would change.")
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 1, maximumArguments: nil, argumentName: "file or folder to format",
     examples: [
       ("retry-policy fmt payments.retry", "Format one file in place."),
@@ -104,10 +102,20 @@ enum FormatCommand: Subcommand {
     return text
   }
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+  /// The options of `fmt`.
+  struct Options: CommandOptions {
+    var isCheck = false
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [.flag("check", help: "Write nothing; list the files that would change.", \.isCheck)]
+    }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
     let output = context.output
-    let isCheck = arguments.has("check")
-    let expansion = PolicyInput.expand(arguments.arguments, context: context)
+    let isCheck = options.isCheck
+    let expansion = PolicyInput.expand(options.arguments, context: context)
     var unreadable = !expansion.errors.isEmpty
     for error in expansion.errors { output.error(error.message) }
     expansion.printWarnings(to: output)

@@ -29,9 +29,7 @@ enum GenerateCommand: Subcommand {
       The build plugin RetryPolicyPlugin runs this command; there is rarely a reason to run
       it by hand.
       """,
-    options: [
-      .option("output", value: "FILE", help: "The Swift file to write (required).")
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 1, maximumArguments: nil, argumentName: "file or folder to compile",
     examples: [
       (
@@ -53,13 +51,28 @@ enum GenerateCommand: Subcommand {
     var text: String { "\(file):\(line):\(column)" }
   }
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
-    let output = context.output
-    guard let destination = arguments.value("output") else {
-      output.usageError(.other("missing '--output FILE'"), command: spec.fullName)
-      return ExitStatus.usage
+  /// The options of `generate`.
+  struct Options: CommandOptions {
+    var destination = ""
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "output", value: "FILE", help: "The Swift file to write (required).", \.destination,
+          .nonEmpty("a file name"))
+      ]
     }
-    let expansion = PolicyInput.expand(arguments.arguments, context: context)
+
+    func validate() throws(UsageError) {
+      if destination.isEmpty { throw .other("missing '--output FILE'") }
+    }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let destination = options.destination
+    let expansion = PolicyInput.expand(options.arguments, context: context)
     var unreadable = !expansion.errors.isEmpty
     for error in expansion.errors { output.error(error.message) }
     var hasErrors = false

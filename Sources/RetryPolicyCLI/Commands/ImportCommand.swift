@@ -17,9 +17,7 @@ enum ImportCommand: Subcommand {
       cannot say (every method name, maxTokens) is kept in a record comment before the
       policy, so 'export --to grpc --file' gives back a config gRPC treats the same.
       """,
-    options: [
-      .option("from", value: "ENGINE", help: "The format read: 'grpc'.")
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 1, maximumArguments: 1, argumentName: "file",
     examples: [
       ("retry-policy import --from grpc service-config.json > fleet.retry", "Import a config.")
@@ -30,16 +28,30 @@ enum ImportCommand: Subcommand {
       (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
-    let output = context.output
-    guard arguments.value("from") == "grpc" else {
-      output.usageError(
-        arguments.value("from").map {
-          .invalidValue(option: "from", value: $0, expected: "'grpc'", suggestion: nil)
-        } ?? .missingArgument("'--from grpc'"), command: spec.fullName)
-      return ExitStatus.usage
+  /// The options of `import`.
+  struct Options: CommandOptions {
+    /// The formats `import` reads.
+    enum Format: Sendable { case grpc }
+
+    var format: Format?
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "from", value: "ENGINE", help: "The format read: 'grpc'.", \.format,
+          .choice(["grpc": .grpc]))
+      ]
     }
-    let path = arguments.arguments.first ?? "-"
+
+    func validate() throws(UsageError) {
+      if format == nil { throw .missingArgument("'--from grpc'") }
+    }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let path = options.arguments.first ?? "-"
     let data: Data
     if path == "-" {
       switch context.standardInput() {

@@ -27,7 +27,7 @@ enum LanguageServerCommand: Subcommand {
       (2, "usage error, or output that cannot be written"),
     ])
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+  static func run(_ options: NoOptions, context: CommandContext) async -> Int32 {
     var server = LanguageServer()
     var framer = MessageFramer()
     while server.exitStatus == nil {

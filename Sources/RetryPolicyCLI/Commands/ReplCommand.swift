@@ -27,12 +27,15 @@ enum ReplCommand {
   /// It stops as soon as standard output is lost; the caller then reports it (exit 2).
   static func run(arguments: [String], context: CommandContext) async -> Int32 {
     let output = context.output
-    if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-      output.write(usage)
-      return 0
-    }
-    if let first = arguments.first {
-      output.usageError(.unexpectedArgument(first), command: "retry-policy repl")
+    do {
+      let request = try ArgumentParser.parse(
+        arguments, for: CommandLineTool.replSpec, as: NoOptions.self)
+      if case .help = request {
+        output.write(usage)
+        return 0
+      }
+    } catch {
+      output.usageError(error, command: CommandLineTool.replSpec.fullName)
       return 2
     }
     guard context.readsProcessInput else {

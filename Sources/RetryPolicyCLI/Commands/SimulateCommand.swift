@@ -32,13 +32,7 @@ enum SimulateCommand: Subcommand {
       Jitter draws from a seeded generator: '--seed N' repeats a run exactly; without it
       a seed is chosen and printed.
       """,
-    options: [
-      .option("outcomes", value: "LIST", help: "What each attempt does (see above)."),
-      .option("seed", value: "N", help: "Seed of the jitter's random numbers (0 or more)."),
-      .flag("json", help: "Print the timeline as JSON."),
-      .option("file", value: "FILE", help: "Simulate a policy of this policy file."),
-      .option("policy", value: "NAME", help: "The policy's name in the file given by --file."),
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
     examples: [
       (
@@ -60,31 +54,36 @@ enum SimulateCommand: Subcommand {
       (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
-    let output = context.output
+  /// The options of `simulate`.
+  struct Options: CommandOptions {
     var script: OutcomeScript?
-    if let text = arguments.value("outcomes") {
-      do {
-        script = try OutcomeScript.parse(text)
-      } catch {
-        output.usageError(error, command: spec.fullName)
-        return ExitStatus.usage
-      }
-    }
     var seed: UInt64?
-    if let text = arguments.value("seed") {
-      guard let value = UInt64(text) else {
-        output.usageError(
-          .invalidValue(
-            option: "--seed", value: text, expected: "a whole number from 0 to \(UInt64.max)",
-            suggestion: nil),
-          command: spec.fullName)
-        return ExitStatus.usage
-      }
-      seed = value
+    var isJSON = false
+    var selection = PolicySelection()
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "outcomes", value: "LIST", help: "What each attempt does (see above).", \.script,
+          ValueParser(expected: "a list of outcomes", reading: OutcomeScript.parse)),
+        .option(
+          "seed", value: "N", help: "Seed of the jitter's random numbers (0 or more).", \.seed,
+          .seed),
+        .flag("json", help: "Print the timeline as JSON.", \.isJSON),
+      ] + .group(\.selection)
     }
+
+    func validate() throws(UsageError) { try selection.validate() }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let script = options.script
+    let seed = options.seed
     let policy: CompiledPolicy
-    switch PolicyInput.resolvePolicy(arguments, context: context, command: spec.fullName) {
+    switch PolicyInput.resolvePolicy(options.selection, words: options.arguments, context: context)
+    {
     case .exit(let status): return status
     case .policy(let compiled): policy = compiled
     }
@@ -95,7 +94,7 @@ enum SimulateCommand: Subcommand {
       output.error("internal error: the simulation did not finish")
       return ExitStatus.failure
     }
-    if arguments.has("json") {
+    if options.isJSON {
       output.write(JSONWriter().write(SimulationRendering.jsonValue(timeline)) + "\n")
     } else {
       output.write(SimulationRendering.text(timeline, usesColor: output.outputUsesColor))

@@ -32,22 +32,7 @@ enum StormCommand: Subcommand {
       duration 120s or the outage's end + 60s, latency 50ms, timeout 1s, seed 1. The
       same options and seed give the same output, byte for byte.
       """,
-    options: [
-      .option("clients", value: "N", help: "Number of clients (1 to 1000000)."),
-      .option("rate", value: "R", help: "Requests per second per client."),
-      .option("capacity", value: "C", help: "Attempts per second the backend serves."),
-      .option("outage", value: "START+LENGTH", help: "The outage window: 30s+60s."),
-      .option("failure-rate", value: "P%", help: "Part of attempts failing in the outage."),
-      .option("slowdown", value: "F", help: "The backend is F times slower in the outage."),
-      .option("duration", value: "D", help: "How long clients send requests: 10m."),
-      .option("latency", value: "D", help: "Mean service time of an attempt (50ms)."),
-      .option("timeout", value: "D", help: "Client's attempt timeout without 'timeout' (1s)."),
-      .option("seed", value: "S", help: "Seed of every random draw (0 or more)."),
-      .flag("json", help: "Print the report as JSON."),
-      .option("svg", value: "FILE", help: "Also write an SVG chart to FILE."),
-      .option("file", value: "FILE", help: "Take a policy from this policy file."),
-      .option("policy", value: "NAME", help: "The policy's name in the file given by --file."),
-    ],
+    options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
     examples: [
       (
@@ -65,30 +50,25 @@ enum StormCommand: Subcommand {
       (2, "usage error, unreadable file, or output that cannot be written"),
     ])
 
-  static func run(_ arguments: ParsedArguments, context: CommandContext) async -> Int32 {
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
     let output = context.output
     let scenario: StormScenario
-    switch StormOptions.scenario(from: arguments) {
+    switch StormOptions.scenario(from: options) {
     case .success(let value): scenario = value
     case .failure(let error):
-      output.usageError(error, command: spec.fullName)
+      context.usageError(error)
       return ExitStatus.usage
     }
     var policies: [(name: String, policy: CompiledPolicy)] = []
-    if arguments.value("file") != nil {
-      var fileArguments = arguments
-      fileArguments.arguments = []
-      switch PolicyInput.resolvePolicy(fileArguments, context: context, command: spec.fullName) {
+    if options.selection.file != nil {
+      switch PolicyInput.resolvePolicy(options.selection, words: [], context: context) {
       case .exit(let status): return status
       case .policy(let compiled):
         let prefix = compiled.name.map { "\($0): " } ?? ""
         policies.append((prefix + compiled.description, compiled))
       }
-    } else if arguments.value("policy") != nil {
-      output.usageError(.other("'--policy' needs '--file'"), command: spec.fullName)
-      return ExitStatus.usage
     }
-    for text in arguments.arguments {
+    for text in options.arguments {
       let analysis = analyze(policy: text)
       PolicyInput.printDiagnostics(
         analysis.diagnostics, source: text, name: PolicyInput.commandLineName, context: context)
@@ -97,7 +77,7 @@ enum StormCommand: Subcommand {
       policies.append((text.trimmingCharacters(in: .whitespacesAndNewlines), policy))
     }
     guard !policies.isEmpty else {
-      output.usageError(.missingArgument("policy (or '--file')"), command: spec.fullName)
+      context.usageError(.missingArgument("policy (or '--file')"))
       return ExitStatus.usage
     }
     var results: [StormResult] = []
@@ -112,7 +92,7 @@ enum StormCommand: Subcommand {
         return ExitStatus.failure
       }
     }
-    if let path = arguments.value("svg") {
+    if let path = options.svgPath {
       let svg = StormSVG.render(results, scenario: scenario)
       do {
         try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
@@ -121,7 +101,7 @@ enum StormCommand: Subcommand {
         return ExitStatus.usage
       }
     }
-    if arguments.has("json") {
+    if options.isJSON {
       output.write(JSONWriter().write(StormRendering.jsonValue(results)) + "\n")
     } else {
       output.write(

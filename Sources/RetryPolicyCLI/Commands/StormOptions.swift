@@ -1,112 +1,121 @@
 import RetryPolicy
 import RetryPolicyTesting
 
-/// Reads the scenario of `retry-policy storm` from its options, checking every range.
+extension StormCommand {
+  /// The options of `storm`, each checked against its range as it is read.
+  struct Options: CommandOptions {
+    var clients: Int?
+    var rate: Double?
+    var capacity: Double?
+    var outage: OutageWindow?
+    var failureRate: Double?
+    var slowdown: Double?
+    var duration: Duration?
+    var latency: Duration?
+    var timeout: Duration?
+    var seed: UInt64?
+    var isJSON = false
+    var svgPath: String?
+    var selection = PolicySelection()
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "clients", value: "N", help: "Number of clients (1 to 1000000).", \.clients,
+          .integer(in: 1...1_000_000)),
+        .option(
+          "rate", value: "R", help: "Requests per second per client.", \.rate,
+          .decimal(in: 0.001...1_000_000)),
+        .option(
+          "capacity", value: "C", help: "Attempts per second the backend serves.", \.capacity,
+          .decimal(in: 0.001...1_000_000_000)),
+        .option(
+          "outage", value: "START+LENGTH", help: "The outage window: 30s+60s.", \.outage,
+          .outageWindow),
+        .option(
+          "failure-rate", value: "P%", help: "Part of attempts failing in the outage.",
+          \.failureRate, .percentage),
+        .option(
+          "slowdown", value: "F", help: "The backend is F times slower in the outage.",
+          \.slowdown, .decimal(in: 1...1000)),
+        .option(
+          "duration", value: "D", help: "How long clients send requests: 10m.", \.duration,
+          .duration(example: "10m")),
+        .option(
+          "latency", value: "D", help: "Mean service time of an attempt (50ms).", \.latency,
+          .duration(example: "50ms")),
+        .option(
+          "timeout", value: "D", help: "Client's attempt timeout without 'timeout' (1s).",
+          \.timeout, .duration(example: "1s")),
+        .option("seed", value: "S", help: "Seed of every random draw (0 or more).", \.seed, .seed),
+        .flag("json", help: "Print the report as JSON.", \.isJSON),
+        .option("svg", value: "FILE", help: "Also write an SVG chart to FILE.", \.svgPath, .text),
+      ] + .group(\.selection)
+    }
+
+    func validate() throws(UsageError) {
+      if outage == nil {
+        if failureRate != nil { throw .other("'--failure-rate' needs '--outage'") }
+        if slowdown != nil { throw .other("'--slowdown' needs '--outage'") }
+      }
+      try selection.validate()
+    }
+  }
+
+  /// The outage of `--outage START+LENGTH`.
+  struct OutageWindow: Sendable {
+    var start: Duration
+    var length: Duration
+  }
+}
+
+extension ValueParser where Value == StormCommand.OutageWindow {
+  /// `START+LENGTH`: two durations such as `30s+60s`.
+  static var outageWindow: ValueParser {
+    ValueParser(expected: "START+LENGTH, two durations such as 30s+60s", choices: nil) { text in
+      let parts = text.split(separator: "+", omittingEmptySubsequences: false)
+      guard parts.count == 2, let start = OutcomeScript.parseDuration(parts[0]),
+        let length = OutcomeScript.parseDuration(parts[1])
+      else { return nil }
+      return StormCommand.OutageWindow(start: start, length: length)
+    }
+  }
+}
+
+/// Turns the options of `retry-policy storm` into its scenario, with the defaults that
+/// depend on other options.
 enum StormOptions {
   /// The most requests one simulation may send (clients × rate × duration).
   static let requestLimit = 100_000_000.0
 
-  static func scenario(from arguments: ParsedArguments) -> Result<StormScenario, UsageError> {
-    do {
-      return .success(try read(arguments))
-    } catch {
-      return .failure(error)
-    }
-  }
-
-  private static func read(_ arguments: ParsedArguments) throws(UsageError) -> StormScenario {
+  static func scenario(from options: StormCommand.Options) -> Result<StormScenario, UsageError> {
     var scenario = StormScenario()
-    if let text = arguments.value("clients") {
-      guard let value = Int(text), (1...1_000_000).contains(value) else {
-        throw invalid("--clients", text, "a whole number from 1 to 1000000")
-      }
-      scenario.clients = value
-    }
-    if let text = arguments.value("rate") {
-      scenario.rate = try number("--rate", text, in: 0.001...1_000_000)
-    }
+    if let clients = options.clients { scenario.clients = clients }
+    if let rate = options.rate { scenario.rate = rate }
     let offered = Double(scenario.clients) * scenario.rate
-    scenario.capacity = offered * 1.5
-    if let text = arguments.value("capacity") {
-      scenario.capacity = try number("--capacity", text, in: 0.001...1_000_000_000)
-    }
+    scenario.capacity = options.capacity ?? offered * 1.5
     var outageEnd: Int64 = 0
-    if let text = arguments.value("outage") {
-      let parts = text.split(separator: "+", omittingEmptySubsequences: false)
-      guard parts.count == 2, let start = OutcomeScript.parseDuration(parts[0]),
-        let length = OutcomeScript.parseDuration(parts[1])
-      else {
-        throw invalid("--outage", text, "START+LENGTH, two durations such as 30s+60s")
-      }
-      scenario.outageStart = nanoseconds(start)
-      scenario.outageLength = nanoseconds(length)
-      outageEnd = nanoseconds(start) + nanoseconds(length)
+    if let outage = options.outage {
+      scenario.outageStart = nanoseconds(outage.start)
+      scenario.outageLength = nanoseconds(outage.length)
+      outageEnd = nanoseconds(outage.start) + nanoseconds(outage.length)
     }
-    let hasSlowdown = arguments.value("slowdown") != nil
-    if let text = arguments.value("slowdown") {
-      scenario.slowdown = try number("--slowdown", text, in: 1...1000)
-    }
-    scenario.failureRate = hasSlowdown ? 0 : 1
-    if let text = arguments.value("failure-rate") {
-      guard text.hasSuffix("%"), let value = Double(text.dropLast()), (0...100).contains(value)
-      else {
-        throw invalid("--failure-rate", text, "a percentage from 0% to 100%")
-      }
-      scenario.failureRate = value / 100
-    }
-    if arguments.value("outage") == nil {
-      for option in ["failure-rate", "slowdown"] where arguments.value(option) != nil {
-        throw .other("'--\(option)' needs '--outage'")
-      }
-    }
+    if let slowdown = options.slowdown { scenario.slowdown = slowdown }
+    scenario.failureRate = options.failureRate ?? (options.slowdown != nil ? 0 : 1)
     scenario.duration = max(120_000_000_000, outageEnd + 60_000_000_000)
-    if let text = arguments.value("duration") {
-      guard let value = OutcomeScript.parseDuration(Substring(text)), value > .zero else {
-        throw invalid("--duration", text, "a duration such as 10m")
-      }
-      scenario.duration = nanoseconds(value)
-    }
-    if let text = arguments.value("latency") {
-      guard let value = OutcomeScript.parseDuration(Substring(text)), value > .zero else {
-        throw invalid("--latency", text, "a duration such as 50ms")
-      }
-      scenario.latency = nanoseconds(value)
-    }
-    if let text = arguments.value("timeout") {
-      guard let value = OutcomeScript.parseDuration(Substring(text)), value > .zero else {
-        throw invalid("--timeout", text, "a duration such as 1s")
-      }
-      scenario.timeout = nanoseconds(value)
-    }
-    if let text = arguments.value("seed") {
-      guard let value = UInt64(text) else {
-        throw invalid("--seed", text, "a whole number from 0 to \(UInt64.max)")
-      }
-      scenario.seed = value
-    }
+    if let duration = options.duration { scenario.duration = nanoseconds(duration) }
+    if let latency = options.latency { scenario.latency = nanoseconds(latency) }
+    if let timeout = options.timeout { scenario.timeout = nanoseconds(timeout) }
+    if let seed = options.seed { scenario.seed = seed }
     let requests = offered * Double(scenario.duration) / 1e9
     guard requests <= requestLimit else {
-      throw .other(
-        "the scenario sends about \(Int(requests)) requests; at most 100000000 "
-          + "(lower --clients, --rate or --duration)")
+      return .failure(
+        .other(
+          "the scenario sends about \(Int(requests)) requests; at most 100000000 "
+            + "(lower --clients, --rate or --duration)"))
     }
-    return scenario
-  }
-
-  private static func number(_ option: String, _ text: String, in range: ClosedRange<Double>)
-    throws(UsageError) -> Double
-  {
-    guard let value = Double(text), value.isFinite, range.contains(value) else {
-      throw invalid(
-        option, text,
-        "a number from \(NumberText.decimal(range.lowerBound)) to "
-          + NumberText.decimal(range.upperBound))
-    }
-    return value
-  }
-
-  private static func invalid(_ option: String, _ value: String, _ expected: String) -> UsageError {
-    .invalidValue(option: option, value: value, expected: expected, suggestion: nil)
+    return .success(scenario)
   }
 
   /// A duration of at most 10000h (what `parseDuration` accepts), in nanoseconds.

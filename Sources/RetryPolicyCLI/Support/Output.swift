@@ -137,6 +137,8 @@ final class CommandContext {
   let environment: [String: String]
   /// Whether standard input is the process's own (the REPL then reads it line by line).
   let readsProcessInput: Bool
+  /// The command being run, as usage errors name it: `retry-policy storm`.
+  var commandName = "retry-policy"
   /// How `fmt` replaces files; tests inject failures.
   var fileReplacement = FileReplacement()
   private let readInput: () -> Result<Data, PlatformError>
@@ -180,6 +182,11 @@ final class CommandContext {
   /// Standard input as text; invalid UTF-8 becomes U+FFFD, which the parser reports.
   func standardInputText() -> Result<String, PlatformError> {
     standardInput().map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// A usage error on standard error, with the help of the command being run.
+  func usageError(_ error: UsageError) {
+    output.usageError(error, command: commandName)
   }
 
   /// The bytes of a path given on the command line.

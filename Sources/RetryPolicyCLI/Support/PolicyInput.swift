@@ -261,29 +261,23 @@ enum PolicyInput {
   /// policy, a file with errors, or an unknown `--policy` name; 2 for a usage error or an
   /// unreadable file.
   static func resolvePolicy(
-    _ arguments: ParsedArguments, context: CommandContext, command: String
+    _ selection: PolicySelection, words: [String], context: CommandContext
   ) -> Resolution {
     let output = context.output
-    if let path = arguments.value("file") {
-      if let extra = arguments.arguments.first {
-        output.usageError(
-          .other("give either a policy or '--file', not both (unexpected '\(extra)')"),
-          command: command)
+    if let path = selection.file {
+      if let extra = words.first {
+        context.usageError(
+          .other("give either a policy or '--file', not both (unexpected '\(extra)')"))
         return .exit(ExitStatus.usage)
       }
-      return resolvePolicy(inFile: path, named: arguments.value("policy"), context: context)
+      return resolvePolicy(inFile: path, named: selection.policyName, context: context)
     }
-    if arguments.value("policy") != nil {
-      output.usageError(.other("'--policy' needs '--file'"), command: command)
-      return .exit(ExitStatus.usage)
-    }
-    let words = arguments.arguments
     guard !words.isEmpty else {
-      output.usageError(.missingArgument("policy (or '--file')"), command: command)
+      context.usageError(.missingArgument("policy (or '--file')"))
       return .exit(ExitStatus.usage)
     }
     if words.count > 1, words.contains("-") {
-      output.usageError(.other("'-' (standard input) must be the only policy"), command: command)
+      context.usageError(.other("'-' (standard input) must be the only policy"))
       return .exit(ExitStatus.usage)
     }
     let source: String
@@ -332,11 +326,10 @@ enum PolicyInput {
         output.error("'\(path)' has no policies")
         return .exit(ExitStatus.failure)
       }
-      output.usageError(
+      context.usageError(
         .other(
           "'\(path)' has several policies; choose one with '--policy': "
-            + names.joined(separator: ", ")),
-        command: "retry-policy explain")
+            + names.joined(separator: ", ")))
       return .exit(ExitStatus.usage)
     }
     if let policy = analysis.policies.first(where: { $0.name == name }) {

@@ -64,30 +64,11 @@ struct CommandSpec: Sendable {
 
   /// The options including `--help`.
   var allOptions: [OptionSpec] {
-    options + [.flag("help", short: "h", help: "Show this help.")]
+    options + [ArgumentParser.helpOption]
   }
 
   /// `retry-policy check` or `retry-policy`.
   var fullName: String { name.isEmpty ? "retry-policy" : "retry-policy " + name }
-}
-
-/// The parsed command line of one command.
-struct ParsedArguments: Sendable, Equatable {
-  /// The flags given, by long name.
-  var flags: Set<String> = []
-  /// The options' values, by long name.
-  var values: [String: String] = [:]
-  /// The positional arguments, in order.
-  var arguments: [String] = []
-
-  /// Whether the flag was given.
-  func has(_ flag: String) -> Bool { flags.contains(flag) }
-
-  /// The value of an option, if given.
-  func value(_ option: String) -> String? { values[option] }
-
-  /// Whether `--help` or `-h` was given.
-  var wantsHelp: Bool { has("help") }
 }
 
 /// A mistake on the command line: reported on standard error, exit status 2.
@@ -148,17 +129,30 @@ enum UsageError: Error, Equatable, Sendable {
 /// `--help` anywhere before `--` asks for help and skips every other check. Unknown options
 /// get a "did you mean" over the command's options.
 enum ArgumentParser {
-  /// Parses the arguments after the subcommand's name.
-  static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError)
-    -> ParsedArguments
-  {
-    let options = spec.allOptions
-    var parsed = ParsedArguments()
+  /// What a command line asks of a command: its help, or a run with these options.
+  enum Request<Options: CommandOptions> {
+    /// `--help` or `-h` was given (before any `--`): every other check is skipped.
+    case help
+    /// Run the command with these options.
+    case run(Options)
+  }
+
+  /// Parses the arguments after the subcommand's name into the command's typed options.
+  ///
+  /// Each option's text is converted by its declaration's ``ValueParser`` as it is read;
+  /// then the argument counts of `spec` and the options' own ``CommandOptions/validate()``
+  /// are checked.
+  static func parse<Options: CommandOptions>(
+    _ arguments: [String], for spec: CommandSpec, as type: Options.Type = Options.self
+  ) throws(UsageError) -> Request<Options> {
     let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
     if arguments[..<end].contains(where: { $0 == "--help" || $0 == "-h" }) {
-      parsed.flags.insert("help")
-      return parsed
+      return .help
     }
+    let declarations = Options.declarations
+    let specs = declarations.map(\.spec) + [helpOption]
+    var options = Options()
+    var given: Set<String> = []
     var index = arguments.startIndex
     var onlyArguments = false
     while index < arguments.endIndex {
@@ -167,7 +161,7 @@ enum ArgumentParser {
       if onlyArguments || argument == "-" || !argument.hasPrefix("-")
         || isNegativeNumber(argument)
       {
-        parsed.arguments.append(argument)
+        options.arguments.append(argument)
         continue
       }
       if argument == "--" {
@@ -175,13 +169,14 @@ enum ArgumentParser {
         continue
       }
       let (name, inlineValue) = split(argument)
-      guard let option = find(name, in: options) else {
-        throw .unknownOption(name, suggestion: suggestion(for: name, in: options))
+      guard let declaration = find(name, in: declarations) else {
+        throw .unknownOption(name, suggestion: suggestion(for: name, in: specs))
       }
+      let option = declaration.spec
       let shown = "--" + option.name
       guard let valueName = option.valueName else {
         if inlineValue != nil { throw .unexpectedValue(option: shown) }
-        parsed.flags.insert(option.name)
+        try declaration.store(&options, "")
         continue
       }
       let value: String
@@ -193,23 +188,22 @@ enum ArgumentParser {
       } else {
         throw .missingValue(option: shown, valueName: valueName)
       }
-      if let allowed = option.allowedValues, !allowed.contains(value) {
-        throw .invalidValue(
-          option: shown, value: value,
-          expected: allowed.map { "'\($0)'" }.joined(separator: " or "),
-          suggestion: Suggestion.nearest(to: value, in: allowed))
-      }
-      if parsed.values[option.name] != nil { throw .duplicateOption(shown) }
-      parsed.values[option.name] = value
+      if given.contains(option.name) { throw .duplicateOption(shown) }
+      given.insert(option.name)
+      try declaration.store(&options, value)
     }
-    if parsed.arguments.count < spec.minimumArguments {
+    if options.arguments.count < spec.minimumArguments {
       throw .missingArgument(spec.argumentName)
     }
-    if let maximum = spec.maximumArguments, parsed.arguments.count > maximum {
-      throw .unexpectedArgument(parsed.arguments[maximum])
+    if let maximum = spec.maximumArguments, options.arguments.count > maximum {
+      throw .unexpectedArgument(options.arguments[maximum])
     }
-    return parsed
+    try options.validate()
+    return .run(options)
   }
+
+  /// `-h, --help`, which every command has.
+  static let helpOption = OptionSpec.flag("help", short: "h", help: "Show this help.")
 
   /// `--name=value` → (`--name`, `value`); anything else → (itself, nil).
   private static func split(_ argument: String) -> (String, String?) {
@@ -219,14 +213,16 @@ enum ArgumentParser {
     return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
   }
 
-  private static func find(_ name: String, in options: [OptionSpec]) -> OptionSpec? {
+  private static func find<Options>(
+    _ name: String, in declarations: [OptionDeclaration<Options>]
+  ) -> OptionDeclaration<Options>? {
     if name.hasPrefix("--") {
       let long = name.dropFirst(2)
-      return options.first { $0.name == long }
+      return declarations.first { $0.spec.name == long }
     }
     let short = name.dropFirst()
     guard short.count == 1, let letter = short.first else { return nil }
-    return options.first { $0.shortName == letter }
+    return declarations.first { $0.spec.shortName == letter }
   }
 
   /// The nearest option to a misspelt one, written with its dashes (`--json`).

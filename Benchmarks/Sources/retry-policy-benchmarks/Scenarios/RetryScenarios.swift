@@ -130,30 +130,10 @@ enum JitteredRetryScenario {
             blackHole(try await policy.run(in: environment) { try await operation() })
           }
         })
-      let classification = ErrorClassification(BenchmarkError.serverError(code: 503))
-      var decisionRandom = SeededRandomNumberGenerator(seed: 7)
-      variants.append(
-        Variant("decisions alone: RetryStateMachine, no throw, error classified once") {
-          iterations in
-          for _ in 0..<iterations {
-            var machine = RetryStateMachine(policy: policy)
-            for _ in 0..<2 {
-              machine.attemptStarted()
-              blackHole(
-                machine.attemptFailed(
-                  classification, isTaskCancelled: false, elapsed: .zero, using: &decisionRandom))
-            }
-          }
-        })
     } catch {
       benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
     }
-    let measurements = await benchmark.compare(name, variants) + [nil, nil]
-    if let decisions = measurements[3] {
-      benchmark.addRemark(
-        "\(name): the state machine's decision alone (no throw, no classification, no clock) "
-          + "costs \(Format.time(nanoseconds: decisions.nanosecondsPerOperation / 2)) per retry")
-    }
+    let measurements = await benchmark.compare(name, variants) + [nil]
     reportPerRetry(
       benchmark, scenario: name,
       target: "a retry decision with delay and jitter on an instant clock ≤ 200 ns", limit: 200,

@@ -1,5 +1,9 @@
-// The one file of the benchmarks that imports the C library. Linux-only facilities (`/proc`,
-// glibc's `malloc_trim`) are used on Linux only; elsewhere the figures they give are n/a.
+// The one file of the benchmarks that imports the C library, for what only measuring needs and
+// the tool has no use for: a thread's processor time and C symbols looked up by name (the
+// malloc counter, glibc's `malloc_trim`). Everything else goes through Foundation. Linux-only
+// facilities (`/proc`) are used on Linux only; elsewhere the figures they give are n/a.
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -12,14 +16,8 @@
 
 /// What the benchmarks ask of the system.
 enum Platform {
-  /// The number of processors online, or 0 when it cannot be told.
-  static var processorCount: Int {
-    #if os(Windows)
-      return 0
-    #else
-      return max(0, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-    #endif
-  }
+  /// The number of processors online.
+  static var processorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
   /// The processor time this thread has used, in nanoseconds; nil when it cannot be told.
   ///
@@ -34,34 +32,33 @@ enum Platform {
     #endif
   }
 
-  /// Ends the process with a status.
-  static func exit(_ status: Int32) -> Never {
-    #if canImport(Glibc)
-      Glibc.exit(status)
-    #elseif canImport(Musl)
-      Musl.exit(status)
-    #elseif canImport(Darwin)
-      Darwin.exit(status)
+  /// The processor time (user and system) of the children that have ended and been waited
+  /// for, in nanoseconds; nil when it cannot be told.
+  static var childrenProcessorNanoseconds: Double? {
+    #if os(Windows)
+      return nil
     #else
-      ucrt.exit(status)
+      var usage = rusage()
+      #if canImport(Glibc)
+        let children = RUSAGE_CHILDREN.rawValue
+      #else
+        let children = RUSAGE_CHILDREN
+      #endif
+      guard getrusage(children, &usage) == 0 else { return nil }
+      let user = Double(usage.ru_utime.tv_sec) * 1e9 + Double(usage.ru_utime.tv_usec) * 1e3
+      let system = Double(usage.ru_stime.tv_sec) * 1e9 + Double(usage.ru_stime.tv_usec) * 1e3
+      return user + system
     #endif
   }
 
-  /// Writes text to standard error in full (errors are ignored: there is nowhere to say so).
+  /// Ends the process with a status.
+  static func exit(_ status: Int32) -> Never {
+    Foundation.exit(status)
+  }
+
+  /// Writes text to standard error (errors are ignored: there is nowhere to say so).
   static func writeToStandardError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count, let base = bytes.baseAddress {
-        #if os(Windows)
-          let written = Int(_write(2, base + offset, UInt32(bytes.count - offset)))
-        #else
-          let written = write(2, base + offset, bytes.count - offset)
-        #endif
-        guard written > 0 else { return }
-        offset += written
-      }
-    }
+    try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
   }
 
   /// A C function of the process (or of a preloaded library) by name, or nil.
@@ -114,9 +111,9 @@ enum ProcessMemory {
   @discardableResult
   static func resetPeak() -> Bool {
     #if os(Linux)
-      guard let file = fopen("/proc/self/clear_refs", "w") else { return false }
-      defer { fclose(file) }
-      return fputs("5", file) >= 0 && fflush(file) == 0
+      guard let file = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+      defer { try? file.close() }
+      return (try? file.write(contentsOf: Data("5".utf8))) != nil
     #else
       return false
     #endif
@@ -136,13 +133,10 @@ enum ProcessMemory {
   /// Reads one `Name:   1234 kB` line of `/proc/self/status`.
   private static func statusField(_ name: String) -> Int? {
     #if os(Linux)
-      guard let file = fopen("/proc/self/status", "r") else { return nil }
-      defer { fclose(file) }
-      var buffer = [CChar](repeating: 0, count: 256)
-      while fgets(&buffer, Int32(buffer.count), file) != nil {
-        let line = String(
-          decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard line.hasPrefix(name + ":") else { continue }
+      guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+        return nil
+      }
+      for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
         let digits = line.dropFirst(name.count + 1).filter(\.isNumber)
         return Int(digits).map { $0 * 1024 }
       }

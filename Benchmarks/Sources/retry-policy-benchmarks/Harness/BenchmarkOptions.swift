@@ -6,6 +6,9 @@ struct BenchmarkOptions: Sendable {
   var isQuick = false
   /// How many concurrent runs the concurrent-waits scenario starts (`--concurrency N`).
   var concurrency = 100_000
+  /// The release `retry-policy` binary, for the scenarios that run it as a child process
+  /// (`--tool PATH`); those scenarios are skipped without it.
+  var toolPath: String?
 
   /// The number of timed repetitions of each variant; the table shows their median.
   var repetitions: Int { isQuick ? 3 : 9 }
@@ -15,11 +18,13 @@ struct BenchmarkOptions: Sendable {
 
   /// The usage text of `--help`.
   static let usage = """
-    usage: retry-policy-benchmarks [--filter NAME] [--quick] [--concurrency N] [--list]
+    usage: retry-policy-benchmarks [--filter NAME] [--quick] [--concurrency N] [--tool PATH]
+                                   [--list]
 
       --filter NAME      run only the scenarios whose name contains NAME
       --quick            3 repetitions of ~30 ms each instead of 9 of ~75 ms
       --concurrency N    concurrent runs in the concurrent-waits scenario (default 100000)
+      --tool PATH        the release retry-policy binary, for the lsp scenario
       --list             print the scenario names and exit
 
     Allocations are counted when the process runs under the malloc counter; `.ci/bench`
@@ -54,6 +59,9 @@ struct BenchmarkOptions: Sendable {
           count <= 10_000_000
         else { return .usageError("--concurrency needs a whole number from 1 to 10000000") }
         options.concurrency = count
+      case "--tool":
+        guard let value = remaining.popFirst() else { return .usageError("--tool needs a path") }
+        options.toolPath = value
       default:
         return .usageError("unknown argument '\(argument)'")
       }
