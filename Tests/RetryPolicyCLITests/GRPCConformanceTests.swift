@@ -499,6 +499,44 @@ struct GRPCConformanceTests {
     #expect(method.status == 2)
   }
 
+  @Test("export --file without --policy writes one method config per policy, with its record")
+  func fileOfPolicies() async throws {
+    let text = """
+      # grpc-service-config: {"name": [{"service": "a.B", "method": "C"}, {"service": "d"}], "retryThrottling": {"maxTokens": 7, "tokenRatio": 0.1}}
+      policy first = retry 2 on unavailable delay 1s jitter 20% budget 10%
+
+      policy second = retry 0
+      """
+    let folder = try ToolRunner.makeFolder(["f.retry": text])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("f.retry").path
+    let result = await ToolRunner.run(["export", "--to", "grpc", "--file", path])
+    #expect(result.status == 0, "\(result.standardError)")
+    let document = try #require(
+      JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? NSDictionary)
+    let configs = try #require(document["methodConfig"] as? [NSDictionary])
+    #expect(configs.count == 2)
+    #expect(
+      configs.first?["name"] as? [NSDictionary] == [
+        ["service": "a.B", "method": "C"], ["service": "d"],
+      ])
+    #expect(configs.last?["name"] as? [NSDictionary] == [[:]])
+    #expect(
+      document["retryThrottling"] as? NSDictionary == ["maxTokens": 7, "tokenRatio": 0.1])
+    // --service overrides the record; a policy and --file together are refused.
+    let named = await ToolRunner.run([
+      "export", "--to", "grpc", "--file", path, "--policy", "first", "--service", "x.Y",
+    ])
+    #expect(named.standardOutput.contains(#"{"service": "x.Y"}"#))
+    let both = await ToolRunner.run(["export", "--to", "grpc", "--file", path, "retry 1"])
+    #expect(both.status == 2)
+    let unknown = await ToolRunner.run([
+      "export", "--to", "grpc", "--file", path, "--policy", "frist",
+    ])
+    #expect(unknown.status == 1)
+    #expect(unknown.standardError.contains("did you mean 'first'?"))
+  }
+
   @Test("perAttemptRecvTimeout round-trips as 'timeout' with 'on timeout', and grpcio's gap warns")
   func perAttemptTimeout() async {
     let result = await ToolRunner.run([
