@@ -600,6 +600,20 @@ struct GRPCImportHostileTests {
     #expect(back.methods.map(\.names) == original.methods.map(\.names))
   }
 
+  @Test("every tokenRatio gRPC keeps prints a budget that reads back equal (found by the fuzzer)")
+  func budgetsReadBack() throws {
+    for milli in [1, 7, 93, 100, 123, 546, 999, 1000, 1500, 999_999] {
+      let ratio = GRPCRecord.milliText(milli)
+      let config = """
+        {"methodConfig": [{"name": [{"service": "a"}]}],
+         "retryThrottling": {"maxTokens": 210, "tokenRatio": \(ratio)}}
+        """
+      let imported = try GRPCImport.policyFile(Array(config.utf8)).get()
+      let readBack = analyze(policyFile: imported.text)
+      #expect(readBack.policies == imported.policies, "\(ratio)")
+    }
+  }
+
   @Test("extreme numbers print text that check accepts, and never trap")
   func extremeNumbers() async throws {
     let policies = [

@@ -151,7 +151,7 @@ enum GRPCExport {
     guard let ratio = item.policy.budgetRatio else { return nil }
     var tokens = throttlingTokens
     var milli = Int((min(ratio, 1) * 1000).rounded())
-    if let kept = item.record?.throttling, min(Double(kept.milliRatio) / 1000, 1) == ratio {
+    if let kept = item.record?.throttling, kept.budgetRatio == ratio {
       tokens = kept.maxTokens
       milli = kept.milliRatio
     }

@@ -140,6 +140,10 @@ struct GRPCThrottling: Equatable {
   var maxTokens: Int
   /// `tokenRatio` in thousandths, as gRPC keeps it (`0.5466` is 546).
   var milliRatio: Int
+
+  /// The `budget` for this ratio, at most 100%, computed as the checker computes `budget P%`
+  /// (P / 100, P = tenths of the thousandths), so that the printed budget reads back equal.
+  var budgetRatio: Double { min(Double(milliRatio) / 10, 100) / 100 }
 }
 
 /// Reads the parts of a service config, collecting errors and warnings with their paths.
@@ -397,7 +401,7 @@ struct ConfigReader {
     }
     if let throttling {
       let ratio = Double(throttling.milliRatio) / 1000
-      policy.budgetRatio = min(ratio, 1)
+      policy.budgetRatio = throttling.budgetRatio
       if ratio > 1 {
         comments.append(
           "tokenRatio \(NumberText.decimal(ratio)) is above 1; 'budget' is at most 100%")
