@@ -157,10 +157,10 @@ CALLS_PER_CONFIG = 4
 SLACK = 0.04
 
 
-def measure(server, config):
-    """The gaps between attempts the server saw, over CALLS_PER_CONFIG calls that all fail."""
+def measure(server, config, calls):
+    """The gaps between attempts the server saw, over `calls` calls that all fail."""
     gaps = []
-    for _ in range(CALLS_PER_CONFIG):
+    for _ in range(calls):
         server.reset(100, grpc.StatusCode.UNAVAILABLE)
         call(server, config)
         arrivals = list(server.arrivals)
@@ -168,10 +168,10 @@ def measure(server, config):
     return gaps
 
 
-def check_delays_against(server, label, config, ranges):
+def check_delays_against(server, label, config, ranges, calls=CALLS_PER_CONFIG):
     ok = True
     factors = []
-    for gaps in measure(server, config):
+    for gaps in measure(server, config, calls):
         if len(gaps) != len(ranges):
             print(f"  {label}: {len(gaps)} retries seen, {len(ranges)} predicted  MISMATCH")
             ok = False
@@ -279,6 +279,11 @@ def check_samples(server):
                     # INVALID_ARGUMENT. (With grpcio 1.85.1 here, a method 'timeout' under 2s
                     # ends the call at once with DEADLINE_EXCEEDED; the config is still taken.)
                     result = call(server, out, hedging="enable_hedging" in err)
+                    if warnings == 0 and "retryPolicy" in out:
+                        # An exact export: grpcio's delays inside explain's ranges.
+                        ranges = explained_ranges(["--file", path, "--policy", name])
+                        ok &= check_delays_against(
+                            server, f"  delays of {name}", out, ranges, calls=3)
                     if result != "OK":
                         row.append(f"channel call {result}")
                     ok &= result != "INVALID_ARGUMENT"
