@@ -19,7 +19,7 @@ enum GRPCImport {
   /// Why a config cannot be imported: every error found.
   struct Failure: Error, Equatable {
     var problems: [Problem]
-    /// The first problem's text (the CLI prints each one).
+    /// Every problem's text, joined with `; ` (the CLI prints each one on its own line).
     var message: String { problems.map(\.description).joined(separator: "; ") }
   }
 
@@ -162,7 +162,7 @@ struct ConfigReader {
   /// The members of an object; a key given twice is an error (protobuf's JSON refuses it).
   mutating func object(_ value: JSONValue, at path: String) -> [JSONMember]? {
     guard case .object(let members) = value else {
-      fail(path, "is not an object")
+      fail(path, path.isEmpty ? "a service config is a JSON object" : "is not an object")
       return nil
     }
     var seen: Set<String> = []
