@@ -92,7 +92,6 @@ enum PolicyInput {
     /// Symbolic links that lead back to a folder being walked (not followed).
     var loops: [String] = []
 
-    /// Warns about the empty folders and the links not followed.
     /// Reports the paths that cannot be read (errors) and the warnings; returns whether any
     /// path could not be read.
     func reportProblems(to output: Output) -> Bool {
@@ -100,6 +99,8 @@ enum PolicyInput {
       printWarnings(to: output)
       return !errors.isEmpty
     }
+
+    /// Warns about the empty folders and the links not followed.
 
     func printWarnings(to output: Output) {
       for folder in empty {
