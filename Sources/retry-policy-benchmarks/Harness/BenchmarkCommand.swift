@@ -19,6 +19,9 @@ enum BenchmarkCommand {
     ConcurrentWaitsScenario.scenario,
     HostileInputScenario.scenario,
     TimeoutMemoryScenario.scenario,
+    WaitMemoryScenario.scenario,
+    ConcurrentRetryWaitsScenario.scenario,
+    ClassificationSizesScenario.scenario,
     LanguageServerScenario.scenario,
     StormBenchmarkScenario.scenario,
   ]
