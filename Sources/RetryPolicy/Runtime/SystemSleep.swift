@@ -30,7 +30,7 @@ func sleepFreeingOnCancel<C: Clock<Duration>>(for duration: Duration, on clock: 
 private func sleepOnTimer(for duration: Duration) async throws {
   let timer = CancellableTimer(census: SystemTimerCensus.current)
   try await withTaskCancellationHandler {
-    try await withCheckedThrowingContinuation { continuation in
+    try await withUnsafeThrowingContinuation { continuation in
       timer.start(after: duration, continuation)
     }
   } onCancel: {
@@ -82,10 +82,12 @@ package final class SystemTimerCensus: Sendable {
 /// throws `CancellationError` and releases the timer at once.
 private final class CancellableTimer: @unchecked Sendable {
   // Sound: `source`, `continuation` and `isCancelled` are read and written only while `lock`
-  // is held; `census` is immutable.
+  // is held; `census` is immutable. The continuation is taken out under the lock by whichever
+  // of `fire` and `cancel` comes first, so it is resumed exactly once (hence unsafe, not
+  // checked: the check's extra allocation is per wait).
   private let lock = NSLock()
   private var source: (any DispatchSourceTimer)?
-  private var continuation: CheckedContinuation<Void, any Error>?
+  private var continuation: UnsafeContinuation<Void, any Error>?
   private var isCancelled = false
   private let census: SystemTimerCensus?
 
@@ -99,7 +101,7 @@ private final class CancellableTimer: @unchecked Sendable {
   }
 
   /// Starts the timer; resumes `continuation` at once when already cancelled.
-  func start(after duration: Duration, _ continuation: CheckedContinuation<Void, any Error>) {
+  func start(after duration: Duration, _ continuation: UnsafeContinuation<Void, any Error>) {
     lock.lock()
     if isCancelled {
       lock.unlock()
