@@ -28,10 +28,6 @@ let package = Package(
     .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer"),
     .target(name: "RetryPolicyCLI", dependencies: ["RetryPolicy", "RetryPolicyTesting"]),
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
-    .executableTarget(
-      name: "retry-policy-benchmarks",
-      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicyHTTP", "RetryPolicyCLI"]
-    ),
     .testTarget(
       name: "RetryPolicyHTTPTests",
       dependencies: ["RetryPolicyHTTP", "RetryPolicy", "RetryPolicyTesting", "HTTPTestServer"]
@@ -61,7 +57,7 @@ let package = Package(
     ),
     .testTarget(
       name: "RetryPolicyCLITests",
-      dependencies: ["RetryPolicyCLI", "RetryPolicy", "retry-policy"],
+      dependencies: ["RetryPolicyCLI", "RetryPolicy", "RetryPolicyTesting", "retry-policy"],
       exclude: ["Golden"]
     ),
   ],

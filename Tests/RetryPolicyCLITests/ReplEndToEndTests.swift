@@ -81,10 +81,15 @@ struct ReplEndToEndTests {
     #expect(result.errors.isEmpty)
   }
 
-  @Test("an unexpected argument is a usage error")
+  @Test("an unknown option or an argument is a usage error that names the REPL's help")
   func usageError() throws {
-    let result = try BuiltTool.run(["repl", "--frob"], input: "")
-    #expect(result.status == 2)
-    #expect(result.errors.hasPrefix("retry-policy: error: unexpected argument '--frob'"))
+    let option = try BuiltTool.run(["repl", "--frob"], input: "")
+    #expect(option.status == 2)
+    #expect(
+      option.errors
+        == "retry-policy: error: unknown option '--frob'\nSee 'retry-policy repl --help'.\n")
+    let argument = try BuiltTool.run(["repl", "frob"], input: "")
+    #expect(argument.status == 2)
+    #expect(argument.errors.hasPrefix("retry-policy: error: unexpected argument 'frob'"))
   }
 }

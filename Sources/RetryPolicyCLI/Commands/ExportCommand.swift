@@ -1,0 +1,141 @@
+import RetryPolicy
+
+/// `retry-policy export --to grpc|envoy POLICY`: the policy as a gRPC service config or as
+/// Envoy route and cluster settings, with a warning for each clause the engine cannot express
+/// exactly.
+enum ExportCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "export",
+    abstract: "write a policy as a gRPC service config or as Envoy retry settings",
+    usage: [
+      "export --to grpc|envoy [--strict] [--json] [--service S [--method M]] '<policy>'",
+      "export --to grpc|envoy [--strict] [--json] --file <file> [--policy <name>]",
+    ],
+    discussion: """
+      '--to grpc' prints a gRPC service config (JSON): one method config, for every method
+      or for '--service S [--method M]', with a 'retryPolicy' (or a 'hedgingPolicy' under
+      'hedge'), its 'timeout' from 'within', and 'retryThrottling' from 'budget'. Classes
+      named like gRPC status codes ('unavailable', 'resourceExhausted', 'UNAVAILABLE')
+      become its status codes.
+
+      '--to envoy' prints YAML (JSON with '--json'): 'route' holds the fields of a
+      RouteAction ('timeout' from 'within', 'retry_policy', 'hedge_policy') and 'cluster'
+      the 'circuit_breakers' with the 'retry_budget' from 'budget'.
+
+      Where the engine cannot say exactly what the policy says, a warning at the clause's
+      line and column names what changes; with '--strict' those are errors and nothing is
+      printed. An exact export prints nothing on standard error.
+      """,
+    options: Options.optionSpecs,
+    minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
+    examples: [
+      (
+        "retry-policy export --to grpc --service helloworld.Greeter 'retry 3 on unavailable"
+          + " backoff 100ms jitter full max 1s'",
+        "A retry policy gRPC runs exactly."
+      ),
+      (
+        "retry-policy export --to envoy --file payments.retry --policy payments",
+        "Envoy's retry_policy for a policy of a file, as YAML."
+      ),
+    ],
+    exitStatuses: [
+      (0, "exported (warnings, if any, on standard error)"),
+      (1, "invalid policy, or an inexact mapping under --strict"),
+      (2, "usage error, unreadable file, or output that cannot be written"),
+    ])
+
+  /// The options of `export`.
+  struct Options: CommandOptions {
+    /// The engines `export` writes for.
+    enum Engine: Sendable { case grpc, envoy }
+
+    var engine: Engine?
+    var service: String?
+    var method: String?
+    var isStrict = false
+    var isJSON = false
+    var selection = PolicySelection()
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "to", value: "ENGINE", help: "The engine: 'grpc' or 'envoy'.", \.engine,
+          .choice(["grpc": .grpc, "envoy": .envoy]))
+      ] + .group(\.selection) + [
+        .option(
+          "service", value: "S", help: "gRPC: the service the method config names.",
+          \.service, .text),
+        .option("method", value: "M", help: "gRPC: the method (with --service).", \.method, .text),
+        .flag("strict", help: "Treat every inexact mapping as an error (exit 1).", \.isStrict),
+        .flag("json", help: "Envoy: print JSON instead of YAML.", \.isJSON),
+      ]
+    }
+
+    func validate() throws(UsageError) {
+      if engine == nil { throw .missingArgument("'--to grpc' or '--to envoy'") }
+      if method != nil, service == nil { throw .other("'--method' needs '--service'") }
+      try selection.validate()
+    }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let engine = options.engine ?? .grpc
+    let policy: CompiledPolicy
+    switch PolicyInput.resolvePolicy(options.selection, words: options.arguments, context: context)
+    {
+    case .exit(let status): return status
+    case .policy(let resolved): policy = resolved
+    }
+    guard let (source, name, body) = ExportSource.locate(policy, options, context: context)
+    else {
+      output.error("internal error: the policy's text could not be read again")
+      return ExitStatus.failure
+    }
+    let locator = ExportLocator(body: body)
+    let result =
+      engine == .grpc
+      ? GRPCExport.export(
+        policy, locator: locator, service: options.service, method: options.method)
+      : EnvoyExport.export(policy, locator: locator)
+    let isStrict = options.isStrict
+    let diagnostics = result.notes.map {
+      Diagnostic(.inexactExport($0.message, isStrict: isStrict), at: $0.range)
+    }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
+    if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
+    if engine == .envoy, !options.isJSON {
+      output.write(YAMLWriter().write(result.document))
+    } else {
+      output.write(JSONWriter().write(result.document) + "\n")
+    }
+    return ExitStatus.success
+  }
+}
+
+/// The text of the policy an export works on, read again to point warnings at clauses.
+enum ExportSource {
+  static func locate(
+    _ policy: CompiledPolicy, _ options: ExportCommand.Options, context: CommandContext
+  ) -> (String, String, PolicyBodySyntax)? {
+    if let path = options.selection.file {
+      guard case .success(let bytes) = PolicyInput.readFileBytes(path, context: context) else {
+        return nil
+      }
+      let source = String(decoding: bytes, as: UTF8.self)
+      let file = Parser.parseFile(source).0
+      let declaration =
+        file.policies.first { $0.name.text == policy.name } ?? file.policies.first
+      return declaration.map { (source, path, $0.body) }
+    }
+    let words = options.arguments
+    var source = words.joined(separator: " ")
+    if words == ["-"] {
+      guard case .success(let text) = context.standardInputText() else { return nil }
+      source = text
+    }
+    return (source, PolicyInput.commandLineName, Parser.parsePolicy(source).0)
+  }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import RetryPolicy
+
+/// `retry-policy generate --output FILE FILE.retry…`: compiles policy files into one Swift
+/// file, `enum RetryPolicies`, for the build plugin `RetryPolicyPlugin`.
+///
+/// Diagnostics go to standard error in the compiler's form, `PATH:LINE:COL: error: MESSAGE`,
+/// so that a build running this command fails with the `.retry` file's line and column.
+enum GenerateCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "generate",
+    abstract: "compile policy files into Swift source (for the build plugin)",
+    usage: ["generate --output <file.swift> <file-or-folder>…"],
+    discussion: """
+      Compiles every policy of the files given (a folder stands for every .retry file below
+      it) and writes one Swift file declaring 'enum RetryPolicies', with a
+      'static let NAME: CompiledPolicy' for each policy, named as in its file (in backticks
+      where the name is a Swift keyword), built directly from the compiled values: the
+      generated code parses nothing at run time. A policy that names hooks also gets
+      'static func NAME(HOOK: …, in:isolation:_:)', which takes each hook as a closure and
+      runs the policy, so a missing hook is a Swift compile error.
+
+      Diagnostics go to standard error as PATH:LINE:COL: error: MESSAGE (or warning:), the
+      form compilers use, so that editors mark the line of the .retry file. A policy name
+      defined in two files is an error naming both places. On any error nothing is written
+      and the exit status is 1; warnings do not stop the output. An output file that already
+      holds the text is left as it is (its modification time too).
+
+      The build plugin RetryPolicyPlugin runs this command; there is rarely a reason to run
+      it by hand.
+      """,
+    options: Options.optionSpecs,
+    minimumArguments: 1, maximumArguments: nil, argumentName: "file or folder to compile",
+    examples: [
+      (
+        "retry-policy generate --output RetryPolicies.swift Sources/App/payments.retry",
+        "Write RetryPolicies.swift for one policy file."
+      )
+    ],
+    exitStatuses: [
+      (0, "the Swift file was written, or already held the text (warnings allowed)"),
+      (1, "a policy file has errors, or a name is defined twice; nothing written"),
+      (2, "usage error, a file that cannot be read, or an output that cannot be written"),
+    ])
+
+  /// Where a policy is declared.
+  struct Place {
+    var file: String
+    var line: Int
+    var column: Int
+    var text: String { "\(file):\(line):\(column)" }
+  }
+
+  /// The options of `generate`.
+  struct Options: CommandOptions {
+    var destination = ""
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "output", value: "FILE", help: "The Swift file to write (required).", \.destination,
+          .nonEmpty("a file name"))
+      ]
+    }
+
+    func validate() throws(UsageError) {
+      if destination.isEmpty { throw .other("missing '--output FILE'") }
+    }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let destination = options.destination
+    let expansion = PolicyInput.expand(options.arguments, context: context)
+    var unreadable = !expansion.errors.isEmpty
+    for error in expansion.errors { output.error(error.message) }
+    var hasErrors = false
+    var entries: [PolicySwiftSource.Entry] = []
+    var defined: [String: Place] = [:]
+    for file in expansion.files {
+      let source: [UInt8]
+      switch PolicyInput.readBytes(file, context: context) {
+      case .success(let data): source = [UInt8](data)
+      case .failure(let error):
+        output.error(error.message)
+        unreadable = true
+        continue
+      }
+      let analysis = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
+      let compiled = Dictionary(
+        analysis.policies.compactMap { policy in policy.name.map { ($0, policy) } },
+        uniquingKeysWith: { first, _ in first })
+      let fileName = file.name.split(separator: "/").last.map(String.init) ?? file.name
+      var lines: [String] = []
+      for declaration in analysis.syntax.policies {
+        let name = declaration.name.text
+        let place = Place(
+          file: file.name, line: declaration.name.range.start.line,
+          column: declaration.name.range.start.column)
+        if PolicySwiftSource.isReserved(name) {
+          lines.append("\(place.text): error: policy name '\(name)' is not a Swift identifier")
+        } else if let first = defined[name], first.file != file.name {
+          lines.append(
+            "\(place.text): error: policy '\(name)' is also defined in \(first.text)\n"
+              + "\(first.text): note: '\(name)' is first defined here")
+        } else if defined[name] == nil {
+          defined[name] = place
+        }
+        guard let policy = compiled[name] else { continue }
+        for hook in PolicySwiftSource.hooks(of: policy) where PolicySwiftSource.isReserved(hook) {
+          lines.append("\(place.text): error: hook name '\(hook)' is not a Swift identifier")
+        }
+        entries.append(
+          PolicySwiftSource.Entry(policy: policy, fileName: fileName, line: place.line))
+      }
+      if !analysis.diagnostics.isEmpty {
+        let renderer = DiagnosticRenderer(bytes: source, sourceName: file.name)
+        output.writeError(renderer.render(analysis.diagnostics))
+      }
+      for line in lines { output.writeError(line + "\n") }
+      if analysis.hasErrors || !lines.isEmpty { hasErrors = true }
+    }
+    if unreadable { return ExitStatus.usage }
+    if hasErrors { return ExitStatus.failure }
+    let sources = expansion.files.map { $0.name.split(separator: "/").last.map(String.init) ?? "" }
+    let text = PolicySwiftSource.file(entries, sources: sources)
+    // An output that already holds this text is left untouched, modification time and all:
+    // when SwiftPM runs the command again with nothing changed (see PoliciesInTheBuild.md),
+    // the target that compiles the file is then not recompiled.
+    let url = URL(fileURLWithPath: destination)
+    let data = Data(text.utf8)
+    if let existing = try? Data(contentsOf: url), existing == data { return ExitStatus.success }
+    do {
+      try data.write(to: url, options: .atomic)
+    } catch {
+      output.error("cannot write '\(destination)': \(error.localizedDescription)")
+      return ExitStatus.usage
+    }
+    return ExitStatus.success
+  }
+}

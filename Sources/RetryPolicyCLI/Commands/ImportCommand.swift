@@ -1,0 +1,77 @@
+import Foundation
+
+/// `retry-policy import --from grpc FILE.json`: a gRPC service config's retry settings as
+/// policy text, to bring existing configs under `check` and `explain`.
+enum ImportCommand: Subcommand {
+  static let spec = CommandSpec(
+    name: "import",
+    abstract: "turn a gRPC service config's retry settings into policy text",
+    usage: ["import --from grpc <file.json>", "import --from grpc -"],
+    discussion: """
+      Prints a policy file: one 'policy' per method config, named after its first service
+      and method, from its 'retryPolicy' (a rule on its status codes with full jitter) or
+      'hedgingPolicy' (a rule on its non-fatal codes and 'hedge'), its 'timeout' ('within')
+      and the config's 'retryThrottling' ('budget'). What has no counterpart is said in a
+      comment. Exporting the result with 'export --to grpc' gives back an equivalent config.
+      """,
+    options: Options.optionSpecs,
+    minimumArguments: 1, maximumArguments: 1, argumentName: "file",
+    examples: [
+      ("retry-policy import --from grpc service-config.json > fleet.retry", "Import a config.")
+    ],
+    exitStatuses: [
+      (0, "imported"),
+      (1, "the file is no service config this command can read"),
+      (2, "usage error, unreadable file, or output that cannot be written"),
+    ])
+
+  /// The options of `import`.
+  struct Options: CommandOptions {
+    /// The formats `import` reads.
+    enum Format: Sendable { case grpc }
+
+    var format: Format?
+    var arguments: [String] = []
+
+    static var declarations: [OptionDeclaration<Self>] {
+      [
+        .option(
+          "from", value: "ENGINE", help: "The format read: 'grpc'.", \.format,
+          .choice(["grpc": .grpc]))
+      ]
+    }
+
+    func validate() throws(UsageError) {
+      if format == nil { throw .missingArgument("'--from grpc'") }
+    }
+  }
+
+  static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    let output = context.output
+    let path = options.arguments.first ?? "-"
+    let data: Data
+    if path == "-" {
+      switch context.standardInput() {
+      case .success(let input): data = input
+      case .failure(let error):
+        output.error("cannot read standard input: \(error.reason)")
+        return ExitStatus.usage
+      }
+    } else {
+      switch PolicyInput.readFileBytes(path, context: context) {
+      case .success(let bytes): data = Data(bytes)
+      case .failure(let error):
+        output.error(error.message)
+        return ExitStatus.usage
+      }
+    }
+    switch GRPCImport.policyFile(data) {
+    case .success(let text):
+      output.write("# imported from \(path) by 'retry-policy import --from grpc'\n" + text)
+      return ExitStatus.success
+    case .failure(let failure):
+      output.error("\(path): \(failure.message)")
+      return ExitStatus.failure
+    }
+  }
+}

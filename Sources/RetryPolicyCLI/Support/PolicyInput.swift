@@ -1,0 +1,373 @@
+import Foundation
+import RetryPolicy
+
+/// Reading policy text: files, folders, standard input and the command line.
+enum PolicyInput {
+  /// The name diagnostics give policy text from the command line.
+  static let commandLineName = "<policy>"
+  /// The name diagnostics give text read from standard input by `check -` and `fmt -`.
+  static let standardInputName = "<stdin>"
+  /// The extension of policy files.
+  static let fileExtension = "retry"
+
+  /// Why a path could not be read.
+  struct ReadError: Error, Equatable {
+    /// The path as given.
+    var path: String
+    /// A lowercase phrase: `no such file or directory`.
+    var reason: String
+
+    /// `cannot read 'PATH': REASON`.
+    var message: String { "cannot read '\(path)': \(reason)" }
+  }
+
+  /// A policy file to read: standard input, or a path as bytes.
+  struct InputFile: Equatable {
+    /// The path's bytes; nil for standard input (`-`).
+    var path: [UInt8]?
+    /// The name shown in messages: the path with bytes that are not UTF-8 (and control
+    /// characters) escaped as `\xHH`, or `<stdin>`.
+    var name: String
+    /// Whether it is read as a stream (standard input, a pipe, a device), not a regular file
+    /// that `fmt` could replace.
+    var isStream: Bool
+
+    /// Standard input.
+    static let standardInput = InputFile(
+      path: nil, name: PolicyInput.standardInputName, isStream: true)
+
+    /// A file by its path's bytes.
+    init(path: [UInt8], isStream: Bool = false) {
+      self.path = path
+      self.name = PolicyInput.displayName(path)
+      self.isStream = isStream
+    }
+
+    private init(path: [UInt8]?, name: String, isStream: Bool) {
+      self.path = path
+      self.name = name
+      self.isStream = isStream
+    }
+  }
+
+  /// The files the command-line paths name, folders expanded, and what went wrong.
+  struct Expansion {
+    /// The files to read, in order.
+    var files: [InputFile] = []
+    /// Paths that cannot be read or listed.
+    var errors: [ReadError] = []
+    /// Folders without policy files.
+    var empty: [String] = []
+    /// Symbolic links that lead back to a folder being walked (not followed).
+    var loops: [String] = []
+
+    /// Warns about the empty folders and the links not followed.
+    func printWarnings(to output: Output) {
+      for folder in empty {
+        output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
+      }
+      for loop in loops {
+        output.warning("'\(loop)' leads back to a folder being walked; not followed")
+      }
+    }
+  }
+
+  /// A path as text for messages: valid UTF-8 as is, other bytes and control characters as
+  /// `\xHH`.
+  static func displayName(_ bytes: [UInt8]) -> String {
+    var text = ""
+    var index = 0
+    while index < bytes.count {
+      let length = validSequenceLength(bytes, at: index)
+      if length == 0 || bytes[index] < 0x20 || bytes[index] == 0x7F {
+        text += "\\x" + String(bytes[index], radix: 16, uppercase: true).leftPadded(to: 2)
+        index += 1
+      } else {
+        text += String(decoding: bytes[index..<index + length], as: UTF8.self)
+        index += length
+      }
+    }
+    return text
+  }
+
+  /// The length of the well-formed UTF-8 sequence at `index`, or 0.
+  private static func validSequenceLength(_ bytes: [UInt8], at index: Int) -> Int {
+    let lead = bytes[index]
+    let length: Int
+    switch lead {
+    case 0x00...0x7F: return 1
+    case 0xC2...0xDF: length = 2
+    case 0xE0...0xEF: length = 3
+    case 0xF0...0xF4: length = 4
+    default: return 0
+    }
+    guard index + length <= bytes.count else { return 0 }
+    let slice = bytes[index..<index + length]
+    var iterator = slice.makeIterator()
+    var decoder = UTF8()
+    if case .scalarValue = decoder.decode(&iterator) { return length }
+    return 0
+  }
+
+  /// Reads a descriptor to its end: files, pipes, terminals and devices alike.
+  static func readAll(_ descriptor: Int32) -> Result<Data, PlatformError> {
+    var data = Data()
+    while true {
+      switch Platform.read(descriptor) {
+      case .bytes(let bytes): data.append(contentsOf: bytes)
+      case .end: return .success(data)
+      case .interrupted: continue
+      case .failure(let code): return .failure(PlatformError(code))
+      }
+    }
+  }
+
+  /// Reads a policy file as bytes and decodes it as UTF-8.
+  ///
+  /// Invalid bytes become U+FFFD, which the parser reports as `invalid-utf8`. Named pipes and devices are read as
+  /// streams; standard input through `context`.
+  static func read(_ file: InputFile, context: CommandContext) -> Result<String, ReadError> {
+    readBytes(file, context: context).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// Reads a policy file's bytes, as ``read(_:context:)`` does.
+  static func readBytes(_ file: InputFile, context: CommandContext) -> Result<Data, ReadError> {
+    guard let path = file.path else {
+      return context.standardInput().mapError { ReadError(path: file.name, reason: $0.reason) }
+    }
+    let descriptor: Int32
+    switch Platform.openForReading(path) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): return .failure(ReadError(path: file.name, reason: error.reason))
+    }
+    defer { Platform.close(descriptor) }
+    return readAll(descriptor).mapError { ReadError(path: file.name, reason: $0.reason) }
+  }
+
+  /// Reads a file given by a path as bytes (`--file`), which may not be UTF-8.
+  static func readFileBytes(_ path: String, context: CommandContext) -> Result<
+    [UInt8], ReadError
+  > {
+    let bytes = context.pathBytes(path)
+    if case .success(let status) = Platform.status(bytes), status.kind == .directory {
+      return .failure(ReadError(path: displayName(bytes), reason: "is a directory"))
+    }
+    return readBytes(InputFile(path: bytes), context: context).map { [UInt8]($0) }
+  }
+
+  /// The files the paths name, folders expanded.
+  ///
+  /// Each file stays as given (named pipes and devices too, read as streams); each folder
+  /// stands for every `.retry` file below it, recursively, sorted by path, symbolic links
+  /// followed. Hidden files and folders (`.name`) are skipped inside folders. `-` stays as
+  /// is (standard input).
+  ///
+  /// Paths that do not exist, folders that cannot be listed and `.retry` entries that are not
+  /// regular files come back as errors; folders without policy files as `empty`; a symbolic
+  /// link that leads back to a folder being walked as a loop, not followed.
+  static func expand(_ arguments: [String], context: CommandContext) -> Expansion {
+    var expansion = Expansion()
+    for argument in arguments {
+      if argument == "-" {
+        expansion.files.append(.standardInput)
+        continue
+      }
+      let path = context.pathBytes(argument)
+      switch Platform.status(path) {
+      case .failure(let error):
+        expansion.errors.append(ReadError(path: displayName(path), reason: error.reason))
+      case .success(let status) where status.kind == .directory:
+        var found: [InputFile] = []
+        let prefix = path.last == UInt8(ascii: "/") ? path : path + [UInt8(ascii: "/")]
+        walk(
+          path, prefix: prefix, ancestors: [Identity(status)], found: &found,
+          expansion: &expansion)
+        if found.isEmpty { expansion.empty.append(displayName(path)) }
+        expansion.files += found.sorted { ($0.path ?? []).lexicographicallyPrecedes($1.path ?? []) }
+      case .success(let status):
+        expansion.files.append(InputFile(path: path, isStream: status.kind != .regular))
+      }
+    }
+    return expansion
+  }
+
+  /// A folder's identity: device and inode.
+  private struct Identity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ status: Platform.FileStatus) {
+      device = status.device
+      inode = status.inode
+    }
+  }
+
+  private static func walk(
+    _ folder: [UInt8], prefix: [UInt8], ancestors: [Identity], found: inout [InputFile],
+    expansion: inout Expansion
+  ) {
+    let names: [[UInt8]]
+    switch Platform.directoryEntries(folder) {
+    case .success(let entries): names = entries
+    case .failure(let error):
+      expansion.errors.append(ReadError(path: displayName(folder), reason: error.reason))
+      return
+    }
+    let suffix: [UInt8] = Array(("." + fileExtension).utf8)
+    for name in names where name.first != UInt8(ascii: ".") {
+      let path = prefix + name
+      let isPolicyFile =
+        name.count > suffix.count && name.suffix(suffix.count).elementsEqual(suffix)
+      switch Platform.status(path) {
+      case .failure(let error):
+        // A dangling link named like a policy file is a file that cannot be read.
+        if isPolicyFile {
+          expansion.errors.append(ReadError(path: displayName(path), reason: error.reason))
+        }
+      case .success(let status) where status.kind == .directory:
+        let identity = Identity(status)
+        if ancestors.contains(identity) {
+          expansion.loops.append(displayName(path))
+          continue
+        }
+        walk(
+          path, prefix: path + [UInt8(ascii: "/")], ancestors: ancestors + [identity],
+          found: &found, expansion: &expansion)
+      case .success(let status) where isPolicyFile:
+        if status.kind == .regular {
+          found.append(InputFile(path: path))
+        } else {
+          expansion.errors.append(
+            ReadError(path: displayName(path), reason: "not a regular file inside a folder"))
+        }
+      case .success:
+        continue
+      }
+    }
+  }
+
+  /// The outcome of finding the one policy a command works on.
+  enum Resolution {
+    /// The compiled policy, and the warnings already printed.
+    case policy(CompiledPolicy)
+    /// Something went wrong and was reported; exit with this status.
+    case exit(Int32)
+  }
+
+  /// The policy named on the command line: `POLICY…` (words joined with spaces, so quotes
+  /// are optional), `-` for standard input, or `--file F [--policy NAME]`.
+  ///
+  /// Prints diagnostics (warnings too) to standard error. Exit statuses: 1 for an invalid
+  /// policy, a file with errors, or an unknown `--policy` name; 2 for a usage error or an
+  /// unreadable file.
+  static func resolvePolicy(
+    _ selection: PolicySelection, words: [String], context: CommandContext
+  ) -> Resolution {
+    let output = context.output
+    if let path = selection.file {
+      if let extra = words.first {
+        context.usageError(
+          .other("give either a policy or '--file', not both (unexpected '\(extra)')"))
+        return .exit(ExitStatus.usage)
+      }
+      return resolvePolicy(inFile: path, named: selection.policyName, context: context)
+    }
+    guard !words.isEmpty else {
+      context.usageError(.missingArgument("policy (or '--file')"))
+      return .exit(ExitStatus.usage)
+    }
+    if words.count > 1, words.contains("-") {
+      context.usageError(.other("'-' (standard input) must be the only policy"))
+      return .exit(ExitStatus.usage)
+    }
+    let source: String
+    if words == ["-"] {
+      switch context.standardInputText() {
+      case .success(let text): source = text
+      case .failure(let error):
+        output.error("cannot read standard input: \(error.reason)")
+        return .exit(ExitStatus.usage)
+      }
+    } else {
+      source = words.joined(separator: " ")
+    }
+    let analysis = analyze(policy: source)
+    printDiagnostics(
+      analysis.diagnostics, source: source, name: commandLineName, context: context)
+    if analysis.hasErrors { return .exit(ExitStatus.failure) }
+    guard let policy = analysis.policies.first else {
+      output.error("internal error: the policy compiled to nothing")
+      return .exit(ExitStatus.failure)
+    }
+    return .policy(policy)
+  }
+
+  private static func resolvePolicy(
+    inFile path: String, named name: String?, context: CommandContext
+  ) -> Resolution {
+    let output = context.output
+    let source: [UInt8]
+    switch readFileBytes(path, context: context) {
+    case .success(let bytes): source = bytes
+    case .failure(let error):
+      output.error(error.message)
+      return .exit(ExitStatus.usage)
+    }
+    // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
+    let analysis = analyze(policyFile: source)
+    printDiagnostics(analysis.diagnostics, bytes: source, name: path, context: context)
+    if analysis.hasErrors { return .exit(ExitStatus.failure) }
+    let names = analysis.policies.compactMap(\.name)
+    guard let name else {
+      if analysis.policies.count == 1, let only = analysis.policies.first {
+        return .policy(only)
+      }
+      if analysis.policies.isEmpty {
+        output.error("'\(path)' has no policies")
+        return .exit(ExitStatus.failure)
+      }
+      context.usageError(
+        .other(
+          "'\(path)' has several policies; choose one with '--policy': "
+            + names.joined(separator: ", ")))
+      return .exit(ExitStatus.usage)
+    }
+    if let policy = analysis.policies.first(where: { $0.name == name }) {
+      return .policy(policy)
+    }
+    let suggestion = Suggestion.nearest(to: name, in: names)
+    output.error(
+      "no policy '\(name)' in '\(path)'"
+        + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+        + (suggestion == nil && !names.isEmpty
+          ? " (it has " + names.map { "'\($0)'" }.joined(separator: ", ") + ")" : ""))
+    return .exit(ExitStatus.failure)
+  }
+
+  /// Renders diagnostics with their source lines to standard error.
+  static func printDiagnostics(
+    _ diagnostics: [Diagnostic], source: String, name: String, context: CommandContext
+  ) {
+    guard !diagnostics.isEmpty else { return }
+    let renderer = DiagnosticRenderer(
+      source: source, sourceName: name, usesColor: context.output.errorUsesColor)
+    context.output.writeError(renderer.render(diagnostics))
+  }
+
+  /// Renders diagnostics about a text read as bytes (which may not be UTF-8) to standard error.
+  static func printDiagnostics(
+    _ diagnostics: [Diagnostic], bytes: [UInt8], name: String, context: CommandContext
+  ) {
+    guard !diagnostics.isEmpty else { return }
+    let renderer = DiagnosticRenderer(
+      bytes: bytes, sourceName: name, usesColor: context.output.errorUsesColor)
+    context.output.writeError(renderer.render(diagnostics))
+  }
+}
+
+extension String {
+  /// The string with zeros before it up to `width` characters.
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
+}
