@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyTesting
 
 /// A 9-byte error: a case with a code, and cases without payload.
 private enum SmallError: Error {
@@ -18,65 +19,80 @@ private enum WideError: Error {
   case notFound
 }
 
-/// Matching `serverError` by case name for enums of 9, 24 and 64 bytes: the same value on
-/// every failure, and a value never seen before on every failure (a new code each time).
+/// An operation that throws the error `make` gives for a running count a set number of
+/// times, then returns: with `varies`, every failure throws a value never thrown before.
+private final class MakingOperation: @unchecked Sendable {
+  // Sound: one variant's iterations call it one after another.
+  private let make: (Int) -> any Error
+  private let varies: Bool
+  private var remaining = 0
+  private var count = 0
+
+  init(varies: Bool, _ make: @escaping (Int) -> any Error) {
+    self.make = make
+    self.varies = varies
+  }
+
+  func reset(failures: Int) {
+    remaining = failures
+  }
+
+  @inline(never)
+  func callAsFunction() async throws -> Int {
+    if remaining > 0 {
+      remaining -= 1
+      if varies { count &+= 1 }
+      throw make(count)
+    }
+    return 1
+  }
+}
+
+/// Matching `serverError` by case name for enums of 9, 24 and 64 bytes, through `policy.run`:
+/// the same value on every failure, and a value never seen before on every failure (a new
+/// code each time). Each operation is a run of eight failed attempts and a success; the
+/// baseline of each pair is `retry 8 immediately` (any error, no name to match) with the same
+/// errors, so the remarks give the cost of matching per failed attempt.
 enum ClassificationSizesScenario {
   static let name = "classify-sizes"
+  static let failures = 8
 
   static let scenario = Scenario(
     name: name,
-    summary: "case-name matching for 9-, 24- and 64-byte enums, repeated and new payloads"
+    summary: "case-name matching for 9-, 24- and 64-byte enums, repeated and new payloads, "
+      + "per failed attempt of policy.run"
   ) { benchmark in
     let message = "the upstream service is unavailable"
-    await benchmark.compare(
-      name,
-      [
-        Variant("hand-written `if case .serverError`, 24 bytes, new code (baseline)") {
-          iterations in
-          let counter = Counter()
-          for _ in 0..<iterations {
-            let error: any Error = opaque(
-              MessageError.serverError(code: counter.next(), message: message))
-            if case MessageError.serverError = error { blackHole(true) } else { blackHole(false) }
-          }
-        },
-        variant("9 bytes, same value") { _ in SmallError.serverError(code: 503) },
-        variant("9 bytes, new code each failure") { SmallError.serverError(code: $0) },
-        variant("24 bytes (code, message), same value") { _ in
-          MessageError.serverError(code: 503, message: message)
-        },
-        variant("24 bytes (code, message), new code each failure") {
-          MessageError.serverError(code: $0, message: message)
-        },
-        variant("64 bytes, same value") { _ in
-          WideError.serverError(code: 503, b: 1, c: 2, d: 3, e: 4, f: 5, g: 6, h: 7)
-        },
-        variant("64 bytes, new code each failure") {
-          WideError.serverError(code: $0, b: 1, c: 2, d: 3, e: 4, f: 5, g: 6, h: 7)
-        },
-      ])
-  }
-
-  /// Classifies the error `make` gives for each iteration and matches `serverError`.
-  private static func variant(
-    _ title: String, _ make: @escaping @Sendable (Int) -> any Error
-  ) -> Variant {
-    let counter = Counter()
-    return Variant(title) { iterations in
-      for _ in 0..<iterations {
-        let error = opaque(make(counter.next()))
-        blackHole(ErrorClassification(error).matches("serverError"))
-      }
+    let shapes: [(String, (Int) -> any Error)] = [
+      ("9 bytes", { SmallError.serverError(code: $0) }),
+      ("24 bytes (code, message)", { MessageError.serverError(code: $0, message: message) }),
+      ("64 bytes", { WideError.serverError(code: $0, b: 1, c: 2, d: 3, e: 4, f: 5, g: 6, h: 7) }),
+    ]
+    let environment = RetryEnvironment(clock: ImmediateClock())
+    guard let any = try? compile(policy: "retry 8 immediately"),
+      let named = try? compile(policy: "retry 8 on serverError immediately")
+    else {
+      benchmark.skip(name, "every variant", because: "a policy did not compile")
+      return
     }
-  }
-
-  /// A count that never repeats across repetitions, so "new" values are never seen before.
-  private final class Counter: @unchecked Sendable {
-    // Sound: used by one variant's iterations, which run one after another.
-    private var value = 0
-    func next() -> Int {
-      value &+= 1
-      return value
+    for (shape, make) in shapes {
+      for varies in [false, true] {
+        let label = "\(shape), \(varies ? "new code each failure" : "same value")"
+        let titles = ["\(label), any error (baseline)", "\(label), on serverError"]
+        let variants = zip(titles, [any, named]).map { title, policy in
+          let operation = MakingOperation(varies: varies, make)
+          return Variant(title) { iterations in
+            for _ in 0..<iterations {
+              operation.reset(failures: failures)
+              blackHole(try await policy.run(in: environment) { try await operation() })
+            }
+          }
+        }
+        let measurements = await benchmark.compare("\(name): \(label)", variants)
+        reportMatchingCost(
+          benchmark, scenario: name, titles: titles, measurements: measurements,
+          failures: failures)
+      }
     }
   }
 }
