@@ -48,8 +48,9 @@ private final class MakingOperation: @unchecked Sendable {
   }
 }
 
-/// Matching `serverError` by case name for enums of 9, 24 and 64 bytes, through `policy.run`:
-/// the same value on every failure, and a value never seen before on every failure (a new
+/// Matching `serverError` by case name for enums of 9, 24 and 64 bytes, through `policy.run`.
+///
+/// The same value on every failure, and a value never seen before on every failure (a new
 /// code each time). Each operation is a run of eight failed attempts and a success; the
 /// baseline of each pair is `retry 8 immediately` (any error, no name to match) with the same
 /// errors, so the remarks give the cost of matching per failed attempt.
