@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicySimulation
 import RetryPolicyTesting
 import Testing
 
