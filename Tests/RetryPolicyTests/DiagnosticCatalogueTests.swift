@@ -71,7 +71,8 @@ private let catalogue: [CatalogueCase] = [
   // Warnings.
   .init(id: .capBelowFirstDelay, source: "policy p = retry 3 delay 5s max 1s", location: "1:29"),
   .init(
-    id: .unreachableRule, source: "policy p {\n    retry 3\n    retry 2 on a\n}", location: "3:5"),
+    id: .unreachableRule, source: "policy p {\n    retry 3 on a\n    retry 2 on a\n}",
+    location: "3:5"),
   .init(id: .factorOfOne, source: "policy p = retry 3 backoff 1s x1", location: "1:32"),
   .init(id: .zeroDelay, source: "policy p = retry 3 delay 0s", location: "1:20"),
   .init(id: .capWithoutDelay, source: "policy p = retry 3 max 1s", location: "1:20"),

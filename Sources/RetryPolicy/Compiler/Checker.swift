@@ -61,6 +61,9 @@ struct PolicyChecker {
   var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
   var catchAllLine: Int?
+  /// The rules with `on` and without `except`, by line, which take every error they name
+  /// before later rules do (see `hiddenRuleLine`); at most 64 are kept.
+  var namingRules: [(line: Int, classes: [String])] = []
   /// The number of rules (`retry` lines) checked.
   var ruleCount = 0
   var rules: [RetryRule] = []
@@ -95,6 +98,7 @@ struct PolicyChecker {
     if hedgeConflicts.count > 0 { hedgeConflicts.removeAll() }
     if !foreverCounts.isEmpty { foreverCounts.removeAll(keepingCapacity: true) }
     catchAllLine = nil
+    if !namingRules.isEmpty { namingRules.removeAll(keepingCapacity: true) }
     ruleCount = 0
     if !rules.isEmpty { rules = [] }
     // Outside a rule the rule's state is already empty (`finishRule` empties it).

@@ -171,11 +171,18 @@ extension DiagnosticMessage {
     )
   }
 
-  /// `unreachable-rule`: a rule after one that takes every error.
+  /// `unreachable-rule`: a rule without `on` after one that takes every error.
   static func unreachableRule(catchAllLine: Int) -> DiagnosticMessage {
     DiagnosticMessage(
       .unreachableRule, .warning,
       "this rule is never used: the rule on line \(catchAllLine) takes every error")
+  }
+
+  /// `unreachable-rule`: a rule after one that names every class it names.
+  static func hiddenRule(namingLine: Int) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unreachableRule, .warning,
+      "this rule is never used: the rule on line \(namingLine) takes every error it names")
   }
 
   /// `factor-of-one`: `backoff D x1`, a constant delay.

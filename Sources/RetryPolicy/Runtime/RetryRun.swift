@@ -21,10 +21,12 @@ package struct RetryRun: Sendable {
   private let budget: RetryBudget?
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
-  /// When the run (or, for a sequence, its current episode) started, on the run's clock;
-  /// kept only when `within` or an observer needs the elapsed time, so that other runs never
-  /// read the clock.
+  /// When the run started, on the run's clock; kept only when `within` or an observer needs
+  /// the elapsed time, so that other runs never read the clock.
   private var stopwatch: (any RunStopwatch)?
+  /// When the current episode of a sequence started, as the time since the run started:
+  /// `within` counts from it, the summary's `elapsed` from the run's start.
+  private var episodeStart: Duration = .zeroInline
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
   private var pendingError: (any Error)?
@@ -98,7 +100,7 @@ package struct RetryRun: Sendable {
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) throws {
     if let error = pendingError {
-      if let deadline = machine.deadline, (given ?? elapsed()) > deadline {
+      if let deadline = machine.deadline, (given ?? episodeElapsed()) > deadline {
         throw stop(.deadlineExceeded, error, in: environment)
       }
       if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
@@ -139,7 +141,7 @@ package struct RetryRun: Sendable {
     machine.restart()
     // The subscription that delivered counts as the episode's first attempt.
     budget?.recordFirstAttempt(ratio: budgetRatio)
-    stopwatch?.restart()
+    episodeStart = elapsed()
   }
 
   /// What comes before the wait of a retry, all synchronous: returns nil when the next
@@ -162,7 +164,7 @@ package struct RetryRun: Sendable {
     }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
-    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? elapsed()
+    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
     switch action {
@@ -204,7 +206,7 @@ package struct RetryRun: Sendable {
     if wait.delay.isPositive {
       let deadline = deadline(on: clock, after: wait.delay)
       do {
-        try await clock.sleep(until: deadline, tolerance: nil)
+        try await sleepFreeingOnCancel(until: deadline, on: clock)
         totalDelay = totalDelay.addingClamped(wait.delay)
       } catch {
         totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline, on: clock))
@@ -260,10 +262,18 @@ package struct RetryRun: Sendable {
     observer(.finished(summary))
   }
 
-  /// The time since the run started, or zero when nothing needs it (see ``stopwatch``).
+  /// The time since the run's first attempt, or zero when nothing needs it (see
+  /// ``stopwatch``): the summary's `elapsed`, across a sequence's episodes.
   private func elapsed() -> Duration {
     guard let stopwatch else { return .zeroInline }
     return stopwatch.elapsed()
+  }
+
+  /// The time since the current episode started (the run's start for `run`), which `within`
+  /// counts from.
+  private func episodeElapsed() -> Duration {
+    guard let stopwatch else { return .zeroInline }
+    return stopwatch.elapsed().subtractingClamped(episodeStart)
   }
 }
 
@@ -282,21 +292,15 @@ struct RandomSource: RandomNumberGenerator, Sendable {
 protocol RunStopwatch: Sendable {
   /// The time since the start.
   func elapsed() -> Duration
-  /// Starts again from now.
-  mutating func restart()
 }
 
 /// A ``RunStopwatch`` on a clock of type `C`: its instants never leave it.
 struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
   let clock: C
-  var start: C.Instant
+  let start: C.Instant
 
   func elapsed() -> Duration {
     start.duration(to: clock.now)
-  }
-
-  mutating func restart() {
-    start = clock.now
   }
 }
 

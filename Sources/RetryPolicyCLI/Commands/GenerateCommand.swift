@@ -71,22 +71,18 @@ enum GenerateCommand: Subcommand {
 
   static func run(_ options: Options, context: CommandContext) async -> Int32 {
     let output = context.output
-    let destination = options.destination
     let expansion = PolicyInput.expand(options.arguments, context: context)
-    var unreadable = !expansion.errors.isEmpty
-    for error in expansion.errors { output.error(error.message) }
+    // As `check` does: a folder without policy files is worth a warning, not silence.
+    var unreadable = expansion.reportProblems(to: output)
+    let destination = options.destination
     var hasErrors = false
     var entries: [PolicySwiftSource.Entry] = []
     var defined: [String: Place] = [:]
     for file in expansion.files {
-      let source: [UInt8]
-      switch PolicyInput.readBytes(file, context: context) {
-      case .success(let data): source = [UInt8](data)
-      case .failure(let error):
-        output.error(error.message)
-        unreadable = true
+      guard let data = PolicyInput.read(file, context: context, unreadable: &unreadable) else {
         continue
       }
+      let source = [UInt8](data)
       let analysis = analyze(policyFile: source)
       let compiled = Dictionary(
         analysis.policies.compactMap { policy in policy.name.map { ($0, policy) } },
@@ -128,13 +124,10 @@ enum GenerateCommand: Subcommand {
     // An output that already holds this text is left untouched, modification time and all:
     // when SwiftPM runs the command again with nothing changed (see PoliciesInTheBuild.md),
     // the target that compiles the file is then not recompiled.
-    let url = URL(fileURLWithPath: destination)
-    let data = Data(text.utf8)
-    if let existing = try? Data(contentsOf: url), existing == data { return ExitStatus.success }
-    do {
-      try data.write(to: url, options: .atomic)
-    } catch {
-      output.error("cannot write '\(destination)': \(error.localizedDescription)")
+    let written = context.fileReplacement.write(
+      context.pathBytes(destination), contents: Array(text.utf8), unlessUnchanged: true)
+    if case .failure(let failure) = written {
+      output.error("cannot write '\(destination)': \(failure.reason)")
       return ExitStatus.usage
     }
     return ExitStatus.success

@@ -17,19 +17,19 @@ extension LanguageServer {
   }
 
   /// `textDocument/completion`: a list of items for the cursor.
-  func completion(_ open: OpenDocument, params: JSONInput) -> JSONValue {
-    guard let position = TextDocument.Position(params["position"]) else { return .array([]) }
+  func completion(_ open: OpenDocument, params: CompletionRequest) -> CompletionList {
+    let position = params.position
     let document = open.document
     let offset = document.offset(of: position)
     let lineStart = document.lineStart(position.line)
     let prefix = Array(document.bytes[lineStart..<max(lineStart, offset)])
-    if prefix.contains(UInt8(ascii: "#")) { return .array([]) }
+    if prefix.contains(UInt8(ascii: "#")) { return CompletionList(isIncomplete: false, items: []) }
     var partialStart = prefix.count
     while partialStart > 0, Self.isWordByte(prefix[partialStart - 1]) { partialStart -= 1 }
     let partial = String(decoding: prefix[partialStart...], as: UTF8.self)
     let before = String(decoding: prefix[..<partialStart], as: UTF8.self)
     let context = Self.context(before: before, partial: partial)
-    let items: [JSONValue]
+    let items: [CompletionItem]
     switch context {
     case .unit(let number):
       let start = document.position(ofOffset: lineStart + partialStart)
@@ -60,7 +60,7 @@ extension LanguageServer {
         items = [Self.item(Keyword.policy.text, kind: .keyword)]
       }
     }
-    return .object([.init("isIncomplete", .bool(false)), .init("items", .array(items))])
+    return CompletionList(isIncomplete: false, items: items)
   }
 
   /// What the cursor's place calls for.
@@ -175,25 +175,13 @@ extension LanguageServer {
   }
 
   private static func item(
-    _ label: String, kind: ItemKind, edit: (range: JSONValue, text: String)? = nil,
+    _ label: String, kind: ItemKind, edit: (range: LSPRange, text: String)? = nil,
     clause: ClauseSpec? = nil
-  ) -> JSONValue {
-    var members: [JSONMember] = [
-      .init("label", .string(label)), .init("kind", .int(kind.rawValue)),
-    ]
-    if let clause {
-      // The protocol's snippet format is 2.
-      members += [
-        .init("detail", .string(clause.summary)),
-        .init("insertText", .string(clause.snippet)), .init("insertTextFormat", .int(2)),
-      ]
-    }
-    if let edit {
-      members.append(
-        .init(
-          "textEdit",
-          .object([.init("range", edit.range), .init("newText", .string(edit.text))])))
-    }
-    return .object(members)
+  ) -> CompletionItem {
+    CompletionItem(
+      label: label, kind: kind.rawValue,
+      textEdit: edit.map { TextEdit(range: $0.range, newText: $0.text) },
+      detail: clause?.summary, insertText: clause?.snippet,
+      insertTextFormat: clause.map { _ in 2 })
   }
 }

@@ -8,14 +8,13 @@ extension LanguageServer {
   ///
   /// On a policy's name, the table of the policy; on a rule, that of the rule (with the
   /// policy's policy-wide clauses). Null elsewhere.
-  func hover(_ open: OpenDocument, params: JSONInput) -> JSONValue {
-    guard let position = TextDocument.Position(params["position"]) else { return .null }
-    let offset = open.document.offset(of: position)
+  func hover(_ open: OpenDocument, params: HoverRequest) -> Hover? {
+    let offset = open.document.offset(of: params.position)
     func contains(_ range: SourceRange) -> Bool {
       range.start.offset <= offset && offset <= range.end.offset
     }
     guard let declaration = open.analysis.syntax.policies.first(where: { contains($0.range) })
-    else { return .null }
+    else { return nil }
     let name = declaration.name.text
     // The compiled policy and its sources, when the declaration compiled.
     let checked = open.analysis.checked.first { $0.range == declaration.range }
@@ -26,7 +25,7 @@ extension LanguageServer {
       let ruleRanges =
         checked?.rules.map(\.range)
         ?? declaration.body.lines.filter { $0.head != nil }.map(\.range)
-      guard let index = ruleRanges.firstIndex(where: contains) else { return .null }
+      guard let index = ruleRanges.firstIndex(where: contains) else { return nil }
       heading = "rule \(index + 1) of policy `\(name)`"
       range = ruleRanges[index]
       // The policy with this rule alone: every policy-wide clause (`hedge` too) kept.
@@ -42,45 +41,33 @@ extension LanguageServer {
       body = "The policy has errors: fix them to see its delays."
     }
     let markdown = "**\(heading)**\n\n" + body
-    return .object([
-      .init(
-        "contents",
-        .object([.init("kind", .string("markdown")), .init("value", .string(markdown))])),
-      .init("range", open.document.range(of: range)),
-    ])
+    return Hover(
+      contents: MarkupContent(kind: "markdown", value: markdown),
+      range: open.document.range(of: range))
   }
 
   /// `textDocument/codeAction`: a quick fix for every fix-it of a diagnostic within the
   /// requested range, built from the fix-it's edit (never from the message's text).
-  func codeActions(_ open: OpenDocument, params: JSONInput) -> JSONValue {
+  func codeActions(_ open: OpenDocument, params: CodeActionRequest) -> [CodeAction] {
     let document = open.document
-    let start = TextDocument.Position(params["range"]?["start"]).map(document.offset(of:)) ?? 0
-    let end =
-      TextDocument.Position(params["range"]?["end"]).map(document.offset(of:))
-      ?? document.bytes.count
-    var actions: [JSONValue] = []
+    let start = params.range.map { document.offset(of: $0.start) } ?? 0
+    let end = params.range.map { document.offset(of: $0.end) } ?? document.bytes.count
+    var actions: [CodeAction] = []
     for diagnostic in open.analysis.diagnostics
     where diagnostic.range.start.offset <= end && diagnostic.range.end.offset >= start {
       for fix in Self.quickFixes(for: diagnostic, in: document) {
-        let edit = JSONValue.object([
-          .init("range", TextDocument.range(fix.start, fix.end)),
-          .init("newText", .string(fix.replacement)),
-        ])
+        let edit = TextEdit(
+          range: TextDocument.range(fix.start, fix.end), newText: fix.replacement)
         actions.append(
-          .object([
-            .init("title", .string("Replace '\(fix.original)' with '\(fix.replacement)'")),
-            .init("kind", .string("quickfix")),
-            .init("diagnostics", .array([Self.diagnostic(diagnostic, in: document)])),
-            .init("isPreferred", .bool(true)),
-            .init(
-              "edit",
-              .object([
-                .init("changes", .object([.init(document.uri, .array([edit]))]))
-              ])),
-          ]))
+          CodeAction(
+            title: "Replace '\(fix.original)' with '\(fix.replacement)'",
+            kind: "quickfix",
+            diagnostics: [Self.diagnostic(diagnostic, in: document)],
+            isPreferred: true,
+            edit: .init(changes: [document.uri: [edit]])))
       }
     }
-    return .array(actions)
+    return actions
   }
 
   /// The edits of a diagnostic's fix-its, in the document's positions, with the text each
@@ -102,32 +89,26 @@ extension LanguageServer {
 
   /// `textDocument/formatting`: the canonical text as one edit of the whole document; no
   /// edit when the text is already canonical or has errors.
-  func formatting(_ open: OpenDocument, params: JSONInput) -> JSONValue {
+  func formatting(_ open: OpenDocument, params: DocumentFormattingRequest) -> [TextEdit] {
     guard
       case .formatted(let formatted) = FormatCommand.format(
         bytes: open.document.bytes, analysis: open.analysis),
       formatted != open.document.text
-    else { return .array([]) }
-    return .array([
-      .object([
-        .init("range", open.document.wholeRange), .init("newText", .string(formatted)),
-      ])
-    ])
+    else { return [] }
+    return [TextEdit(range: open.document.wholeRange, newText: formatted)]
   }
 
   /// `textDocument/documentSymbol`: the policies of the file with their ranges.
-  func symbols(_ open: OpenDocument, params: JSONInput) -> JSONValue {
+  func symbols(_ open: OpenDocument, params: DocumentSymbolRequest) -> [DocumentSymbol] {
     let document = open.document
-    return .array(
-      open.analysis.syntax.policies.map { declaration in
-        let rules = declaration.body.lines.filter { $0.head != nil }.count
-        return .object([
-          .init("name", .string(declaration.name.text)),
-          .init("detail", .string(rules == 1 ? "1 rule" : "\(rules) rules")),
-          .init("kind", .int(2)),
-          .init("range", document.range(of: declaration.range)),
-          .init("selectionRange", document.range(of: declaration.name.range)),
-        ])
-      })
+    return open.analysis.syntax.policies.map { declaration in
+      let rules = declaration.body.lines.filter { $0.head != nil }.count
+      return DocumentSymbol(
+        name: declaration.name.text,
+        detail: rules == 1 ? "1 rule" : "\(rules) rules",
+        kind: 2,
+        range: document.range(of: declaration.range),
+        selectionRange: document.range(of: declaration.name.range))
+    }
   }
 }
