@@ -60,7 +60,7 @@ public final class PolicyStore: Sendable {
   /// This sits on every call a service makes, so it takes a lock and a lookup, and
   /// allocates nothing.
   public subscript(name: String) -> CompiledPolicy? {
-    state.withLock { $0.entries[name]?.policy }
+    state.withLock { $0.entry(named: name)?.policy }
   }
 
   /// The current policy of that name.
@@ -68,7 +68,7 @@ public final class PolicyStore: Sendable {
   /// Throws ``PolicyStoreError/unknownPolicy(_:suggestion:)`` when the file has no policy of
   /// that name.
   public func policy(named name: String) throws(PolicyStoreError) -> CompiledPolicy {
-    let (policy, names) = state.withLock { ($0.entries[name]?.policy, $0.names) }
+    let (policy, names) = state.withLock { ($0.entry(named: name)?.policy, $0.names) }
     guard let policy else {
       throw .unknownPolicy(name, suggestion: Suggestion.nearest(to: name, in: names))
     }
@@ -78,7 +78,7 @@ public final class PolicyStore: Sendable {
   /// The budget the runs of that policy draw on (for a policy with `budget P%`), for a
   /// host's metrics: its ``RetryBudget/tokens`` show how close the retries are to the bound.
   public func budget(named name: String) -> RetryBudget? {
-    state.withLock { $0.entries[name]?.budget }
+    state.withLock { $0.entry(named: name)?.budget }
   }
 
   /// The names of the current policies, in the order of the file.
@@ -104,7 +104,7 @@ public final class PolicyStore: Sendable {
     in environment: RetryEnvironment = RetryEnvironment(),
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    let entry = state.withLock { $0.entries[name] }
+    let entry = state.withLock { $0.entry(named: name) }
     guard let entry else {
       throw PolicyStoreError.unknownPolicy(
         name, suggestion: Suggestion.nearest(to: name, in: names))
@@ -176,7 +176,10 @@ private struct Snapshot: Sendable {
   }
 
   var entries: [String: Entry]
+  /// The names in the order of the file.
   var names: [String]
+  /// The entries in the order of `names`, for the lookup of a small file.
+  var ordered: [Entry]
   var identity: PolicyFileRead.Identity?
   var generation: Int
 
@@ -199,8 +202,18 @@ private struct Snapshot: Sendable {
     }
     self.entries = entries
     self.names = names
+    ordered = names.compactMap { entries[$0] }
     self.identity = identity
     generation = previous.map { $0.generation + 1 } ?? 0
+  }
+
+  /// The entry of that name: a file of a few policies is searched in order (comparing a
+  /// short name is cheaper than hashing it); a larger one through the dictionary.
+  @inline(__always)
+  func entry(named name: String) -> Entry? {
+    guard names.count <= 8 else { return entries[name] }
+    for index in names.indices where names[index] == name { return ordered[index] }
+    return nil
   }
 
   /// The names added, removed or changed since `previous`, in order.
