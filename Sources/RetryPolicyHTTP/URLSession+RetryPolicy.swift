@@ -175,27 +175,26 @@ package enum HTTPRequestRules {
     var set = StatusSet()
     for rule in policy.rules where !rule.errorClasses.isEmpty {
       var named = StatusSet()
-      for name in rule.errorClasses { insert(name, into: &named) }
+      for matcher in rule.matcher.included { insert(matcher, into: &named) }
       var excluded = StatusSet()
-      for name in rule.excludedClasses { insert(name, into: &excluded) }
+      for matcher in rule.matcher.excluded { insert(matcher, into: &excluded) }
       set.formUnion(named, subtracting: excluded)
     }
     return set
   }
 
-  /// Adds the statuses of the class `name` (a code, a class, `transient`) to `set`.
-  private static func insert(_ name: String, into set: inout StatusSet) {
-    if name == "transient" {
-      for status in [408, 500, 502, 503, 504] { set.insert(status) }
-      return
-    }
-    let bytes = Array(name.utf8)
-    guard bytes.count == 3, let hundreds = digit(bytes[0]), (1...5).contains(hundreds)
-    else { return }
-    if bytes[1] == UInt8(ascii: "x"), bytes[2] == UInt8(ascii: "x") {
-      for status in (hundreds * 100)...(hundreds * 100 + 99) { set.insert(status) }
-    } else if let tens = digit(bytes[1]), let units = digit(bytes[2]) {
-      set.insert(hundreds * 100 + tens * 10 + units)
+  /// Adds the statuses of a class resolved by the rule (a code, a class, `transient`) to
+  /// `set`.
+  private static func insert(_ matcher: ErrorClassMatcher, into set: inout StatusSet) {
+    switch matcher.kind {
+    case .transient:
+      for status in HTTPErrorClasses.transientStatuses { set.insert(status) }
+    case .status(let status):
+      set.insert(status)
+    case .statusClass(let range):
+      for status in range { set.insert(status) }
+    case .any, .timeout, .invalidStatus, .urlError, .named:
+      break
     }
   }
 
@@ -219,10 +218,6 @@ package enum HTTPRequestRules {
     #else
       return error
     #endif
-  }
-
-  private static func digit(_ byte: UInt8) -> Int? {
-    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte - UInt8(ascii: "0")) : nil
   }
 }
 

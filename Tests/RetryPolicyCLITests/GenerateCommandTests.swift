@@ -57,7 +57,8 @@ struct GenerateCommandTests {
     // A new field fails here until PolicySwiftSource writes it and lists it.
     let rule = RetryRule(behavior: .immediate(maxCount: 1))
     #expect(fields(of: CompiledPolicy(rules: [rule])) == PolicySwiftSource.policyFields)
-    #expect(fields(of: rule) == PolicySwiftSource.ruleFields)
+    // `matcher` is derived from the classes by the initializer the generated code calls.
+    #expect(fields(of: rule).filter { $0 != "matcher" } == PolicySwiftSource.ruleFields)
     let expression = PolicySwiftSource.expression(for: CompiledPolicy(rules: [rule]))
     for field in PolicySwiftSource.policyFields + PolicySwiftSource.ruleFields {
       #expect(expression.contains("\(field): "), "\(field)")

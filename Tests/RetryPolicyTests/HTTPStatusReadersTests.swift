@@ -137,3 +137,37 @@ struct HTTPStatusReadersTests {
     #expect(HTTPErrorClasses.statusForm(name) == expected)
   }
 }
+
+@Suite("HTTP statuses read by type: the table's size")
+struct HTTPStatusReadersSizeTests {
+  @Test("the table keeps each type once, and no more than its capacity of types")
+  func keepsEachTypeOnceUpToCapacity() {
+    let readers = HTTPStatusReaders()
+    let errors = errorsOfDistinctTypes(HTTPStatusReaders.capacity + 8)
+    for (error, _) in errors.prefix(3) + errors.prefix(3) {
+      _ = readers.statusCode(of: error, type: ObjectIdentifier(type(of: error)))
+    }
+    #expect(readers.count == 3)
+    for (error, _) in errors {
+      _ = readers.statusCode(of: error, type: ObjectIdentifier(type(of: error)))
+    }
+    #expect(readers.count == HTTPStatusReaders.capacity)
+  }
+
+  @Test("tasks that meet the same new types at once record each of them once")
+  func concurrentWritersRecordOnce() async {
+    let readers = HTTPStatusReaders()
+    let errors = errorsOfDistinctTypes(16)
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          for round in 0..<errors.count {
+            let (error, _) = errors[(round + task) % errors.count]
+            _ = readers.statusCode(of: error, type: ObjectIdentifier(type(of: error)))
+          }
+        }
+      }
+    }
+    #expect(readers.count == errors.count)
+  }
+}

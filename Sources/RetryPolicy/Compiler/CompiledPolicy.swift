@@ -67,9 +67,13 @@ public struct RetryRule: Sendable, Hashable {
   /// The count and the delays.
   public var behavior: RepeatBehavior
   /// The classes of `on`; empty means any error but cancellation.
-  public var errorClasses: [String]
+  public var errorClasses: [String] {
+    didSet { matcher = RuleMatcher(on: errorClasses, except: excludedClasses) }
+  }
   /// The classes of `except`: errors never retried by this rule.
-  public var excludedClasses: [String]
+  public var excludedClasses: [String] {
+    didSet { matcher = RuleMatcher(on: errorClasses, except: excludedClasses) }
+  }
   /// How delays are randomized, if at all.
   public var jitter: Jitter?
   /// The cap on every delay (`max`), applied after jitter.
@@ -78,6 +82,9 @@ public struct RetryRule: Sendable, Hashable {
   public var hook: String?
   /// Whether a delay carried by the error replaces the computed one (`honoring retry-after`).
   public var honorsRetryAfter: Bool
+  /// The `on` and `except` classes resolved once, when the rule is made or its classes are
+  /// set: what a run classifies a failure with, without reading the classes' text again.
+  package private(set) var matcher: RuleMatcher
 
   /// Creates a rule; every part but the behavior is optional.
   ///
@@ -97,6 +104,7 @@ public struct RetryRule: Sendable, Hashable {
     self.behavior = behavior
     self.errorClasses = errorClasses
     self.excludedClasses = excludedClasses
+    self.matcher = RuleMatcher(on: errorClasses, except: excludedClasses)
     if case .proportional(let fraction)? = jitter {
       let clamped = fraction.isNaN ? 0 : Swift.min(Swift.max(fraction, 0), 1)
       self.jitter = .proportional(fraction: clamped)

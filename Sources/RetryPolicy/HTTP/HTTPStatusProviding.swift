@@ -111,21 +111,6 @@ package enum HTTPErrorClasses {
     return candidate == name ? nil : candidate
   }
 
-  /// Whether the built-in class `name` (a status form, `transient` or a URL error name)
-  /// contains `error`, whose dynamic type `type` identifies; nil when `name` is no such class.
-  @inline(__always)
-  static func matches(_ name: String, _ error: any Error, type: ObjectIdentifier) -> Bool? {
-    if let form = statusForm(name) {
-      guard let range = form, let status = statusCode(of: error, type: type) else { return false }
-      return range.contains(status)
-    }
-    if name == "transient" {
-      return isTransient(error, type: type, isURLError: type == ObjectIdentifier(URLError.self))
-    }
-    guard let code = urlErrorCodes[name] else { return nil }
-    return urlErrorCode(of: error) == code
-  }
-
   /// The status of an ``HTTPStatusProviding`` error, whose dynamic type `type` identifies,
   /// or nil.
   ///

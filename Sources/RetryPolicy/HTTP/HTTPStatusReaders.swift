@@ -5,66 +5,75 @@ import Synchronization
 /// matching a status form or `transient` reads the status with a cast to the error's own type
 /// rather than a conformance lookup (`as? any HTTPStatusProviding`) on every failed attempt.
 ///
-/// The entries live in a fixed table that only grows: a reader loads the count (acquiring)
-/// and scans that many entries, without a lock; a writer fills the next entry under `lock`,
-/// then publishes it by storing the count (releasing). Once ``capacity`` types are known,
-/// further types are cast as before, uncached.
-final class HTTPStatusReaders: @unchecked Sendable {
-  // Sound: an entry is written once, under `lock`, before the count that covers it is stored
-  // with release ordering; readers read only entries below a count loaded with acquiring
-  // ordering, and entries are never changed or removed while the instance lives.
+/// The entries form a chain that only grows: each entry is immutable but for its link to the
+/// next, an `AtomicLazyReference` that is set once. A reader follows the links without a
+/// lock; a writer appends its entry where the chain ends, with the link's one
+/// compare-and-exchange, and stops when it meets its type on the way (another writer came
+/// first). Once ``capacity`` types are known, further types are cast as before, uncached.
+/// Safe code throughout: entries are class instances that the chain retains, and the atomic
+/// link is the only thing written after an entry is published.
+final class HTTPStatusReaders: Sendable {
   static let shared = HTTPStatusReaders()
 
   /// The most error types kept.
   static let capacity = 64
 
-  /// One error type and, when it conforms, its type as an `HTTPStatusProviding` type.
-  private struct Entry {
-    var type: ObjectIdentifier
-    var reader: (any HTTPStatusProviding.Type)?
+  /// One error type and, when it conforms, its type as an `HTTPStatusProviding` type; and
+  /// the entry after it, once there is one.
+  private final class Entry: Sendable {
+    let type: ObjectIdentifier
+    let reader: (any HTTPStatusProviding.Type)?
+    let next = AtomicLazyReference<Entry>()
+
+    init(type: ObjectIdentifier, reader: (any HTTPStatusProviding.Type)?) {
+      self.type = type
+      self.reader = reader
+    }
   }
 
-  private let lock = NSLock()
-  private let count = Atomic<Int>(0)
-  private let entries: UnsafeMutablePointer<Entry>
+  /// The start of the chain: an entry of no error type, whose `next` is the first type's.
+  private let head = Entry(type: ObjectIdentifier(HTTPStatusReaders.self), reader: nil)
 
-  init() {
-    entries = UnsafeMutablePointer<Entry>.allocate(capacity: Self.capacity)
-  }
+  init() {}
 
-  deinit {
-    entries.deinitialize(count: count.load(ordering: .acquiring))
-    entries.deallocate()
+  /// The number of error types known, at most ``capacity``.
+  var count: Int {
+    var count = 0
+    var entry = head.next.load()
+    while let current = entry {
+      count += 1
+      entry = current.next.load()
+    }
+    return count
   }
 
   /// The status of `error` when its type conforms to ``HTTPStatusProviding``, or nil;
   /// `type` identifies the error's dynamic type (`type(of: error)`, which the caller has).
   @inline(__always)
   func statusCode(of error: any Error, type: ObjectIdentifier) -> Int? {
-    let known = count.load(ordering: .acquiring)
-    var index = 0
-    while index < known {
-      let entry = entries[index]
-      if entry.type == type {
-        guard let reader = entry.reader else { return nil }
+    var entry = head.next.load()
+    while let current = entry {
+      if current.type == type {
+        guard let reader = current.reader else { return nil }
         return reader.statusCode(ofInstance: error)
       }
-      index += 1
+      entry = current.next.load()
     }
     let provider = error as? any HTTPStatusProviding
     remember(type, reader: provider.map { Swift.type(of: $0) })
     return provider?.statusCode
   }
 
-  /// Adds the type's entry unless it is known or the table is full.
-  private func remember(_ id: ObjectIdentifier, reader: (any HTTPStatusProviding.Type)?) {
-    lock.lock()
-    defer { lock.unlock() }
-    let known = count.load(ordering: .relaxed)
-    guard known < Self.capacity else { return }
-    for index in 0..<known where entries[index].type == id { return }
-    (entries + known).initialize(to: Entry(type: id, reader: reader))
-    count.store(known + 1, ordering: .releasing)
+  /// Appends the type's entry unless it is known or the chain is full.
+  private func remember(_ type: ObjectIdentifier, reader: (any HTTPStatusProviding.Type)?) {
+    let entry = Entry(type: type, reader: reader)
+    var last = head
+    for _ in 0..<Self.capacity {
+      // Stores `entry` when `last` ends the chain; otherwise reads the entry after it.
+      let next = last.next.storeIfNil(entry)
+      if next === entry || next.type == type { return }
+      last = next
+    }
   }
 }
 

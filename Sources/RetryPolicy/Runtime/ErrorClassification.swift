@@ -1,12 +1,13 @@
 import Foundation
 
-/// What the runtime needs to know about one error to match it against class names, found
-/// lazily: only what a name asks for is looked at, once per failed attempt.
+/// What the runtime needs to know about one error to match it against the classes of rules,
+/// found lazily: only what a class asks for is looked at, once per failed attempt.
 ///
 /// A name matches (contract §3) when the host registered it with a predicate that accepts
 /// the error, when it is the error's type name, or when it is the case name of the enum value
 /// the error is. The built-in `any` matches every error but cancellation; `timeout` also
-/// matches an ``AttemptTimeoutError``.
+/// matches an ``AttemptTimeoutError``. Which of these a class asks is decided once, from its
+/// text, by its ``ErrorClassMatcher``.
 ///
 /// Names are read through the standard library's public reflection only (`Mirror`,
 /// `String(describing:)` of a type): a type's names once per type, an enum value's case name
@@ -50,50 +51,52 @@ package struct ErrorClassification {
     ErrorNameCache.shared.caseName(of: error)
   }
 
-  /// Whether the class `name` contains the error.
-  ///
-  /// Any of these makes it so, none hides another (contract §3): the built-in `any` (every
-  /// error but cancellation) or `timeout` (an ``AttemptTimeoutError``); a registered predicate
-  /// of that name that accepts the error; the name of the error's type or of one of its
-  /// superclasses; its enum case name. The HTTP classes (contract §8) are built in too: a
-  /// status form (`503`, `5xx`) matches an ``HTTPStatusProviding`` error of such a status,
-  /// `transient` and the URL error names (`timedOut`) match as the grammar reference lists.
-  package func matches(_ name: String) -> Bool {
-    // A status form is told by its first byte, which spares it the comparisons with words.
-    let statusForm = HTTPErrorClasses.statusForm(name)
-    if case .none = statusForm {
-      switch name {
-      case "any": return !isCancellation
-      case "timeout" where isAttemptTimeout: return true
-      default: break
-      }
-    }
-    if !predicates.isEmpty, let predicate = predicates[name], predicate(error) { return true }
-    if let form = statusForm {
-      guard let range = form, let status = HTTPErrorClasses.statusCode(of: error, type: errorType)
-      else { return false }
-      return range.contains(status)
-    }
-    if name == "transient",
-      HTTPErrorClasses.isTransient(error, type: errorType, isURLError: isURLError)
-    {
-      return true
-    }
-    if isURLError, HTTPErrorClasses.matches(name, error, type: errorType) == true { return true }
-    return ErrorNameCache.shared.caseName(of: error) == name
+  /// Whether a predicate registered under `name` accepts the error.
+  @inline(__always)
+  package func isAccepted(byPredicate name: String) -> Bool {
+    guard !predicates.isEmpty, let predicate = predicates[name] else { return false }
+    return predicate(error)
+  }
+
+  /// Whether `name` is the error's enum case name, its type's name or a superclass's name.
+  package func hasName(_ name: String) -> Bool {
+    ErrorNameCache.shared.caseName(of: error) == name
       || ErrorNameCache.shared.typeNames(of: error).contains(name)
+  }
+
+  /// Whether the class `name`, which is no built-in class, contains the error: a registered
+  /// predicate accepts it, or `name` is its type, superclass or case name.
+  package func isNamed(_ name: String) -> Bool {
+    isAccepted(byPredicate: name) || hasName(name)
+  }
+
+  /// The status of an ``HTTPStatusProviding`` error, or nil.
+  package var statusCode: Int? {
+    HTTPErrorClasses.statusCode(of: error, type: errorType)
+  }
+
+  /// The code of a `URLError`, or nil.
+  package var urlErrorCode: URLError.Code? {
+    isURLError ? HTTPErrorClasses.urlErrorCode(of: error) : nil
+  }
+
+  /// Whether the error is in the built-in class `transient`.
+  package var isTransient: Bool {
+    HTTPErrorClasses.isTransient(error, type: errorType, isURLError: isURLError)
+  }
+
+  /// Whether the class written `name` contains the error, the text being resolved on this
+  /// call (see ``ErrorClassMatcher/matches(_:)``).
+  ///
+  /// For tests and one-off questions: a run classifies through the matchers its rules built
+  /// once (``RetryRule/matcher``), and never calls this.
+  package func matches(_ name: String) -> Bool {
+    ErrorClassMatcher(name).matches(self)
   }
 
   /// Whether `rule` takes the error: one of its `on` classes (any error but cancellation when
   /// it has none) and none of its `except` classes.
   package func isHandled(by rule: RetryRule) -> Bool {
-    isHandled(on: rule.errorClasses, except: rule.excludedClasses)
-  }
-
-  /// Whether a rule with these `on` and `except` classes takes the error.
-  func isHandled(on included: [String], except excluded: [String]) -> Bool {
-    guard !isCancellation else { return false }
-    let isIncluded = included.isEmpty || included.contains(where: matches)
-    return isIncluded && (excluded.isEmpty || !excluded.contains(where: matches))
+    rule.matcher.takes(self)
   }
 }

@@ -125,20 +125,14 @@ package struct RetryStateMachine: Sendable {
     guard !error.isCancellation else { return nil }
     var catchAll: Int?
     for index in rules.indices {
-      let included = rules[index].errorClasses
-      let excluded = rules[index].excludedClasses
-      if included.isEmpty || included.contains("any") {
+      // Each rule's classes were resolved when it was made: no class text is read here.
+      let matcher = rules[index].matcher
+      if matcher.isCatchAll {
         // Only the first catch-all that takes the error matters, and only if no rule names it.
-        if catchAll == nil, excluded.isEmpty || !excluded.contains(where: error.matches) {
-          catchAll = index
-        }
+        if catchAll == nil, !matcher.excludes(error) { catchAll = index }
         continue
       }
-      if included.contains(where: error.matches),
-        excluded.isEmpty || !excluded.contains(where: error.matches)
-      {
-        return index
-      }
+      if matcher.includes(error), !matcher.excludes(error) { return index }
     }
     return catchAll
   }
