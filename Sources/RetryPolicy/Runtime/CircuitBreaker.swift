@@ -234,8 +234,9 @@ public final class CircuitBreaker: Sendable {
   }
 }
 
-/// The error of a run whose first attempt a circuit breaker refused: the operation was not
-/// called. Its error class is `circuitOpen`, and no rule retries it.
+/// The error of a run whose first attempt a circuit breaker refused.
+///
+/// The operation was not called. Its error class is `circuitOpen`, and no rule retries it.
 ///
 /// A run refused after its first attempt throws that attempt's last error instead, as a run
 /// out of budget does.
