@@ -81,6 +81,12 @@ public final class CircuitBreaker: Sendable {
     self.clock = CircuitBreakerClock(clock: clock)
   }
 
+  /// Creates a closed breaker that reads the time from `now`, the time since some start that
+  /// never goes back: a simulation's virtual time.
+  package init(reading now: @escaping @Sendable () -> Duration) {
+    self.clock = CircuitBreakerClock(reading: now)
+  }
+
   /// Whether the circuit lets attempts through now.
   ///
   /// An open circuit whose open time has passed is half-open: the next attempt is the probe.

@@ -31,6 +31,12 @@ struct CircuitBreakerClock: Sendable {
     source = .clock { origin.duration(to: clock.now) }
   }
 
+  /// The time `read` returns, which counts from the breaker's start (a simulation's virtual
+  /// time); it must never go back.
+  init(reading read: @escaping @Sendable () -> Duration) {
+    source = .clock(read)
+  }
+
   /// The nanoseconds since the breaker was made.
   @inline(__always)
   func now() -> Int64 {
