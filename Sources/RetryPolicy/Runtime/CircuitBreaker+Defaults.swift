@@ -31,3 +31,14 @@ private final class DefaultBreakers: Sendable {
     }
   }
 }
+
+extension RetryEnvironment {
+  /// The breaker a run of `policy` in this environment uses: none without `breaker P%`;
+  /// else the breaker bound to the policy's name, the environment's breaker, or the default.
+  @usableFromInline
+  package func breaker(for policy: borrowing CompiledPolicy) -> CircuitBreaker? {
+    guard policy.breaker != nil else { return nil }
+    if !breakers.isEmpty, let name = policy.name, let bound = breakers[name] { return bound }
+    return breaker ?? CircuitBreaker.standard(for: copy policy, clock: clock)
+  }
+}

@@ -134,6 +134,26 @@ public final class CircuitBreaker: Sendable {
     window.totals(atBucket: clock.now() / width(for: policy))
   }
 
+  /// Asks whether the first attempt of a run with no observer may start: returns its permit,
+  /// or throws the ``CircuitOpenError`` of a refusal.
+  @usableFromInline
+  package func admitFirstAttempt() throws(CircuitOpenError) -> CircuitBreakerStateMachine.Permit {
+    switch requestAttempt() {
+    case .admitted(let permit, _): return permit
+    case .refused(let remaining):
+      throw CircuitOpenError(remaining: remaining.map(CircuitBreakerClock.duration))
+    }
+  }
+
+  /// Counts the success of a run's first attempt, admitted by ``admitFirstAttempt()``, in a
+  /// run with no observer.
+  @usableFromInline
+  package func recordFirstSuccess(
+    _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy
+  ) {
+    _ = recordSuccess(permit, policy: policy)
+  }
+
   /// Asks whether an attempt may start now.
   @inline(__always)
   package func requestAttempt() -> CircuitBreakerStateMachine.Admission {

@@ -16,6 +16,7 @@
 ///
 /// Results of attempts admitted before the circuit opened change nothing here: the window
 /// counts them, and only a closed circuit or the probe acts on a result.
+@usableFromInline
 package struct CircuitBreakerStateMachine: Sendable, Hashable {
   /// The state, with what each needs.
   package enum State: Sendable, Hashable {
@@ -31,6 +32,7 @@ package struct CircuitBreakerStateMachine: Sendable, Hashable {
 
   /// What admits an attempt: a probe carries the number of its half-open period, so that a
   /// late result of an earlier probe is never taken for the current one's.
+  @usableFromInline
   package struct Permit: Sendable, Hashable {
     /// The probe's number, or 0 for an attempt of a closed circuit.
     package var probe: UInt64
@@ -41,6 +43,7 @@ package struct CircuitBreakerStateMachine: Sendable, Hashable {
     }
 
     /// An attempt of a closed circuit.
+    @usableFromInline
     package static let normal = Permit(probe: 0)
 
     /// Whether the attempt is the half-open probe.

@@ -20,6 +20,8 @@ package struct ErrorClassification {
   package let isCancellation: Bool
   /// Whether the error is the runtime's `timeout` error.
   package let isAttemptTimeout: Bool
+  /// Whether the error is a ``CircuitOpenError`` (class `circuitOpen`), which no rule retries.
+  package let isCircuitOpen: Bool
   /// Whether the error is a `URLError`, which the built-in URL error names may match.
   private let isURLError: Bool
   /// The error's dynamic type, by which the HTTP classes find how to read its status.
@@ -33,6 +35,7 @@ package struct ErrorClassification {
     let errorType = type(of: error)
     self.isCancellation = errorType == CancellationError.self
     self.isAttemptTimeout = errorType == AttemptTimeoutError.self
+    self.isCircuitOpen = errorType == CircuitOpenError.self
     self.isURLError = errorType == URLError.self
     self.errorType = ObjectIdentifier(errorType)
     self.predicates = predicates
@@ -65,6 +68,7 @@ package struct ErrorClassification {
       switch name {
       case "any": return !isCancellation
       case "timeout" where isAttemptTimeout: return true
+      case "circuitOpen" where isCircuitOpen: return true
       default: break
       }
     }
@@ -92,7 +96,7 @@ package struct ErrorClassification {
 
   /// Whether a rule with these `on` and `except` classes takes the error.
   func isHandled(on included: [String], except excluded: [String]) -> Bool {
-    guard !isCancellation else { return false }
+    guard !isCancellation, !isCircuitOpen else { return false }
     let isIncluded = included.isEmpty || included.contains(where: matches)
     return isIncluded && (excluded.isEmpty || !excluded.contains(where: matches))
   }

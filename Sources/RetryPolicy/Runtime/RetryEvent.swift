@@ -6,7 +6,11 @@
 /// ``finished(_:)`` with the run's summary. A scheduled retry is followed by the next
 /// attempt's `attemptStarted`, or by `gaveUp` with the same attempt number when the task is
 /// cancelled during the wait or the hook, the hook fails, the `within` deadline has passed or
-/// the budget is empty by the time the retry's attempt would start.
+/// the budget is empty by the time the retry's attempt would start. Under `breaker`, an
+/// attempt the circuit refuses is reported by ``attemptRefused(attempt:remaining:cause:)``
+/// instead of `attemptStarted`, then `gaveUp` ends the run; a change of the circuit's state
+/// comes right after the `attemptStarted` (half-open) or the `attemptFailed` (opened) or
+/// before the `finished` (closed) of the attempt that made it.
 ///
 ///     var environment = RetryEnvironment()
 ///     environment.observer = { event in
@@ -25,6 +29,17 @@ public enum RetryEvent: Sendable {
   case gaveUp(attempt: Int, reason: RetryStopReason, error: any Error)
   /// The run is over; the summary tells how it went.
   case finished(RetrySummary)
+  /// Attempt `attempt` was not made: the policy's circuit breaker is open for `remaining`
+  /// more (zero while a probe runs; nil when ``CircuitBreaker/isolate()`` holds it open);
+  /// `cause` holds the counts that last opened it.
+  case attemptRefused(attempt: Int, remaining: Duration?, cause: CircuitBreakerCause?)
+  /// The failure of attempt `attempt` opened the circuit: `cause` has the window's failures
+  /// and attempts, and their ratio.
+  case circuitOpened(attempt: Int, cause: CircuitBreakerCause)
+  /// The circuit's open time was over: attempt `attempt` is the single probe.
+  case circuitHalfOpened(attempt: Int)
+  /// Attempt `attempt`, the probe, succeeded: the circuit is closed and its window cleared.
+  case circuitClosed(attempt: Int)
 }
 
 /// Why a run stopped retrying and threw.
@@ -41,6 +56,8 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   case cancelled
   /// The rule's `after` hook threw, or no hook of that name is registered.
   case hookFailed
+  /// The policy's circuit breaker refused the next attempt.
+  case circuitOpen
 
   /// A short phrase such as `retries exhausted`.
   public var description: String {
@@ -51,6 +68,7 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case .budgetExhausted: "budget exhausted"
     case .cancelled: "cancelled"
     case .hookFailed: "hook failed"
+    case .circuitOpen: "circuit open"
     }
   }
 }
