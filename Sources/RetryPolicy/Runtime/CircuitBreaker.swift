@@ -53,8 +53,10 @@ public final class CircuitBreaker: Sendable {
     static let closed = 0
     /// Open until ``openUntil``.
     static let open = 1
-    /// Half-open, or isolated: every request takes the lock.
+    /// Half-open: every request takes the lock.
     static let guarded = 2
+    /// Held open by `isolate()`: every request is refused, without the lock.
+    static let isolated = 3
   }
 
   private let clock: CircuitBreakerClock
@@ -163,8 +165,10 @@ public final class CircuitBreaker: Sendable {
 
   @inline(never)
   private func requestGuardedAttempt() -> CircuitBreakerStateMachine.Admission {
+    let current = mode.load(ordering: .acquiring)
+    if current == Mode.isolated { return .refused(remaining: nil) }
     let now = clock.now()
-    if mode.load(ordering: .acquiring) == Mode.open {
+    if current == Mode.open {
       let until = openUntil.load(ordering: .relaxed)
       if now < until { return .refused(remaining: until - now) }
     }
@@ -254,8 +258,10 @@ public final class CircuitBreaker: Sendable {
     case .open(let until):
       openUntil.store(until, ordering: .relaxed)
       mode.store(Mode.open, ordering: .releasing)
-    case .halfOpen, .isolated:
+    case .halfOpen:
       mode.store(Mode.guarded, ordering: .releasing)
+    case .isolated:
+      mode.store(Mode.isolated, ordering: .releasing)
     }
   }
 }

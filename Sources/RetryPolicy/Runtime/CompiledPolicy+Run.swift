@@ -94,11 +94,16 @@ extension CompiledPolicy {
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
     if deadline == nil, budgetRatio == nil, environment.observer == nil {
-      if let clause = breaker, let circuitBreaker = environment.breaker(for: self) {
-        permit = try circuitBreaker.admitFirstAttempt()
+      if let clause = breaker {
+        // The breaker is read from the borrowed environment before and after the attempt,
+        // never kept in a variable: a shared breaker is then not retained by every run.
+        guard environment.breaker != nil, environment.breakers.isEmpty || name == nil else {
+          return try await drive(in: environment, after: nil, isolation: isolation, operation)
+        }
+        permit = try environment.breaker?.admitFirstAttempt() ?? .normal
         do {
           let value = try await operation()
-          circuitBreaker.recordFirstSuccess(permit, policy: clause)
+          environment.breaker?.recordFirstSuccess(permit, policy: clause)
           return value
         } catch {
           firstFailure = error

@@ -21,6 +21,7 @@ enum BenchmarkCommand {
     TimeoutMemoryScenario.scenario,
     LanguageServerScenario.scenario,
     StormBenchmarkScenario.scenario,
+    CircuitBreakerScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
