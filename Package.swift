@@ -57,7 +57,7 @@ let package = Package(
     ),
     .testTarget(
       name: "RetryPolicyCLITests",
-      dependencies: ["RetryPolicyCLI", "RetryPolicy", "retry-policy"],
+      dependencies: ["RetryPolicyCLI", "RetryPolicy", "RetryPolicyTesting", "retry-policy"],
       exclude: ["Golden"]
     ),
   ],

@@ -1,4 +1,6 @@
 import Foundation
+import RetryPolicyTesting
+import Synchronization
 import Testing
 
 @testable import RetryPolicyCLI
@@ -403,5 +405,63 @@ struct SimulateCommandTests {
     let root = try Self.json(result)
     #expect((root["attempts"] as? [Any])?.count == Simulation.attemptLimit)
     #expect((root["result"] as? [String: Any])?["cutShort"] as? Bool == true)
+  }
+}
+
+@Suite("check --watch")
+struct CheckWatchTests {
+  @Test("checks again when a file changes, and only then")
+  func checksAgainOnChange() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("retry-policy-watch-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("p.retry")
+    try Data("policy a = retry 3\n".utf8).write(to: file)
+    let output = Output(destination: .capture, outputUsesColor: false, errorUsesColor: false)
+    let context = CommandContext(output: output, environment: [:], input: Data())
+    var options = CheckCommand.Options()
+    options.isWatching = true
+    options.arguments = [folder.path]
+    // Each look at the files comes after one sleep; the file changes before the third.
+    let clock = SteppingClock { step in
+      if step == 3 { try? Data("policy a = retry 3 delay 2d\n".utf8).write(to: file) }
+    }
+    let status = await CheckCommand.watch(options, context: context, clock: clock, rounds: 5)
+    #expect(status == ExitStatus.failure)
+    #expect(output.capturedError.components(separatedBy: "checked 1 file").count == 3)
+    #expect(output.capturedError.contains("note: changed: \(file.path); checking again"))
+    #expect(output.capturedOutput.contains("p.retry:1:27: error: unknown unit 'd'"))
+  }
+
+  @Test("--watch refuses standard input")
+  func refusesStandardInput() async {
+    let result = await CommandLineTool.run(arguments: ["check", "--watch", "-"])
+    #expect(result.status == 2)
+    #expect(result.standardError.hasPrefix("retry-policy: error: '--watch' needs files"))
+  }
+}
+
+/// A clock whose sleeps return at once, each after calling `onSleep` with its number (1, 2, …).
+private final class SteppingClock: Clock, Sendable {
+  typealias Instant = ImmediateClock.Instant
+  private let base = ImmediateClock()
+  private let steps = Mutex(0)
+  private let onSleep: @Sendable (Int) -> Void
+
+  init(onSleep: @escaping @Sendable (Int) -> Void) {
+    self.onSleep = onSleep
+  }
+
+  var now: Instant { base.now }
+  var minimumResolution: Duration { base.minimumResolution }
+
+  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    let step = steps.withLock { count in
+      count += 1
+      return count
+    }
+    onSleep(step)
+    try await base.sleep(until: deadline, tolerance: tolerance)
   }
 }

@@ -164,6 +164,28 @@ struct ReplPolicyTests {
     #expect(harness.errors == "error: policy 'a' in 'bad.retry' has errors\n")
   }
 
+  @Test("':load' again reloads in place: a version with errors changes nothing")
+  func reloadInPlace() async {
+    var harness = ReplHarness(files: ["p.retry": "policy a = retry 3\npolicy b = retry 1\n"])
+    await harness.enter(":load p.retry")
+    harness.session.readFile = { _ in Array("policy a = retry 9 bakoff 1s\n".utf8) }
+    harness.clear()
+    let refused = await harness.enter(":load p.retry")
+    #expect(harness.errors.hasPrefix("p.retry:1:20: error: unknown clause 'bakoff'"))
+    #expect(refused == "not reloaded: 'p.retry' has errors; its policies stay as they were\n")
+    harness.clear()
+    let still = await harness.enter(":explain a")
+    #expect(still.contains("3 retries") || still.contains("retry 3"))
+    harness.session.readFile = { _ in Array("policy a = retry 5\npolicy c = retry 2\n".utf8) }
+    harness.clear()
+    #expect(await harness.enter(":load") == "reloaded 'p.retry': a, c, b changed\n")
+    #expect(harness.errors.isEmpty)
+    harness.clear()
+    #expect(await harness.enter(":load p.retry") == "reloaded 'p.retry': no policy changed\n")
+    await harness.enter(":explain b")
+    #expect(harness.errors.hasPrefix("error: no policy 'b' in 'p.retry'"))
+  }
+
   @Test("':load' reads bytes: invalid UTF-8 in a comment is an error at its line and column")
   func loadReportsInvalidUTF8() async {
     let bytes = Array("policy a = retry 1 # caf".utf8) + [0xC3, 0x28] + Array(")\n".utf8)

@@ -111,6 +111,11 @@ public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
   /// `retry-policy export`: a clause the engine cannot express exactly (an error with
   /// `--strict`). Never reported by `check` or `compile`.
   case inexactExport = "inexact-export"
+  /// ``PolicyStore``: its file cannot be read (missing, unreadable). Never reported by
+  /// `check` or `compile`.
+  case unreadableFile = "unreadable-file"
+  /// ``PolicyStore``: its file is larger than ``PolicyStore/maximumFileSize``.
+  case fileTooLarge = "file-too-large"
 
   // MARK: Notes
 

@@ -111,6 +111,20 @@ extension DiagnosticMessage {
       "policy '\(excerpt(name))' is declared more than once; names are unique")
   }
 
+  /// `unreadable-file`: a store's policy file cannot be read.
+  static func unreadableFile(_ reason: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unreadableFile, .error,
+      "cannot read the policy file: \(reason); the policies stay as they were")
+  }
+
+  /// `file-too-large`: a store's policy file is larger than the store reads.
+  static func fileTooLarge(limitMiB: Int) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .fileTooLarge, .error,
+      "the policy file is larger than \(limitMiB) MiB; the policies stay as they were")
+  }
+
   /// `unknown-error-class`: an error class outside the host's vocabulary.
   static func unknownErrorClass(_ name: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(

@@ -16,7 +16,10 @@ enum CheckCommand: Subcommand {
   static let spec = CommandSpec(
     name: "check",
     abstract: "parse and compile policy files and report every diagnostic",
-    usage: ["check [--format text|json] <file-or-folder>…", "check -"],
+    usage: [
+      "check [--format text|json] <file-or-folder>…", "check -",
+      "check --watch <file-or-folder>…",
+    ],
     discussion: """
       Each diagnostic is printed as FILE:LINE:COL: error: MESSAGE (or warning:, note:),
       followed by the source line and a marker under the column. A folder stands for every
@@ -41,6 +44,11 @@ enum CheckCommand: Subcommand {
       is accepted.
 
       A summary line goes to standard error in the text format.
+
+      With '--watch' the check runs again whenever one of the files changes (an edit, an
+      atomic rename, a symbolic link that now leads elsewhere, a file added to or removed from
+      a folder), with a note saying which, until interrupted: for editing policies beside a
+      running service whose PolicyStore reloads them.
 
       '--classes' and '--hooks' check names against the host's vocabulary, as the library
       does when the host hands one to the compiler: a name outside it is an error with a
@@ -91,6 +99,7 @@ enum CheckCommand: Subcommand {
     var isJSON = false
     var errorClasses: Set<String>?
     var hooks: Set<String>?
+    var isWatching = false
     var arguments: [String] = []
 
     static var declarations: [OptionDeclaration<Self>] {
@@ -107,7 +116,16 @@ enum CheckCommand: Subcommand {
           "hooks", value: "LIST",
           help: "The hooks the host registers (comma-separated); others are errors.", \.hooks,
           .nameList),
+        .flag(
+          "watch", help: "Check again whenever a file changes, until interrupted.",
+          \.isWatching),
       ]
+    }
+
+    func validate() throws(UsageError) {
+      if isWatching, arguments.contains("-") {
+        throw .other("'--watch' needs files or folders, not '-' (standard input)")
+      }
     }
 
     /// The vocabulary of `--classes` and `--hooks`; open where not given.
@@ -115,6 +133,57 @@ enum CheckCommand: Subcommand {
   }
 
   static func run(_ options: Options, context: CommandContext) async -> Int32 {
+    guard options.isWatching else { return check(options, context: context) }
+    return await watch(options, context: context, clock: ContinuousClock(), rounds: nil)
+  }
+
+  /// `check --watch`: checks, then checks again each time a file (or the set of files)
+  /// changes, looking every `interval`, for `rounds` looks (nil: until interrupted).
+  ///
+  /// Returns the status of the last check.
+  static func watch(
+    _ options: Options, context: CommandContext, clock: some Clock<Duration>,
+    interval: Duration = .milliseconds(500), rounds: Int?
+  ) async -> Int32 {
+    var status = check(options, context: context)
+    var seen = identities(options, context: context)
+    var round = 0
+    while rounds.map({ round < $0 }) ?? true {
+      round += 1
+      do {
+        try await clock.sleep(for: interval)
+      } catch {
+        break
+      }
+      let now = identities(options, context: context)
+      guard now != seen else { continue }
+      let changed = Set(now.keys).union(seen.keys).filter { now[$0] != seen[$0] }.sorted()
+      seen = now
+      context.output.writeError(
+        "retry-policy: note: changed: \(changed.joined(separator: ", ")); checking again\n")
+      status = check(options, context: context)
+    }
+    return status
+  }
+
+  /// The identity of each file the arguments name now (nil for one that cannot be read).
+  private static func identities(
+    _ options: Options, context: CommandContext
+  ) -> [String: PolicyFileRead.Identity?] {
+    let quiet = CommandContext(
+      output: Output(destination: .capture, outputUsesColor: false, errorUsesColor: false),
+      environment: context.environment, input: Data())
+    var result: [String: PolicyFileRead.Identity?] = [:]
+    for file in PolicyInput.expand(options.arguments, context: quiet).files {
+      guard let path = file.path else { continue }
+      let text = String(decoding: path, as: UTF8.self)
+      result[file.name] = PolicyFileRead.Identity(path: text)
+    }
+    return result
+  }
+
+  /// One check of every file the arguments name; returns the exit status.
+  static func check(_ options: Options, context: CommandContext) -> Int32 {
     let output = context.output
     let isJSON = options.format == .json || options.isJSON
     let expansion = PolicyInput.expand(options.arguments, context: context)

@@ -134,7 +134,8 @@ public enum CommandLineTool {
       points into the line just typed. 'policy NAME {' starts a block that goes on until
       '}'. Commands: ':help', ':ast' (the syntax tree of the last policy), ':json' (the last
       policy as 'explain --json'), ':simulate OUTCOMES' (as 'simulate --outcomes'),
-      ':load FILE' then ':explain NAME', ':quit'.
+      ':load FILE' then ':explain NAME' (':load' again reloads the file in place; a version
+      with errors changes nothing), ':quit'.
 
       On a terminal: left, right, home and end move; backspace and delete erase; up and down
       recall history, kept in ~/.retry_policy_history (or $RETRY_POLICY_HISTORY); Ctrl-C

@@ -55,7 +55,9 @@ struct ReplSession {
     Command(
       name: "simulate", argument: "OUTCOMES",
       summary: "run the last policy on virtual time against outcomes, as 'simulate' does"),
-    Command(name: "load", argument: "FILE", summary: "load a policy file and list its policies"),
+    Command(
+      name: "load", argument: "[FILE]",
+      summary: "load a policy file and list its policies; again (or alone) to reload it"),
     Command(
       name: "explain", argument: "[NAME]",
       summary: "explain a policy of the loaded file (or typed as 'policy NAME …')"),
@@ -205,7 +207,10 @@ struct ReplSession {
       case .failure(let message): return failure(message.text)
       }
     case "load":
-      guard !argument.isEmpty else { return failure("':load' needs a file name") }
+      guard !argument.isEmpty else {
+        guard let loadedFile else { return failure("':load' needs a file name") }
+        return load(loadedFile.path)
+      }
       return load(argument)
     case "explain":
       return explain(name: argument)
@@ -234,13 +239,28 @@ struct ReplSession {
     }
     // Read as bytes, as `check` reads a file, so that bytes that are not UTF-8 are reported.
     let analysis = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
-    loadedFile = (path, analysis)
     var messages: [ReplMessage] = []
     if !analysis.diagnostics.isEmpty {
       let renderer = DiagnosticRenderer(bytes: bytes, sourceName: path, usesColor: usesColor)
       messages.append(ReplMessage(stream: .error, text: renderer.render(analysis.diagnostics)))
     }
     if analysis.hasErrors { errorCount += 1 }
+    // Loading the loaded file again reloads it in place, as a service's PolicyStore does: a
+    // version with errors changes nothing.
+    if let previous = loadedFile, previous.path == path {
+      guard !analysis.hasErrors else {
+        messages.append(
+          output("not reloaded: '\(path)' has errors; its policies stay as they were\n"))
+        return messages
+      }
+      loadedFile = (path, analysis)
+      let changed = Self.changedPolicies(from: previous.analysis, to: analysis)
+      let what =
+        changed.isEmpty ? "no policy changed" : changed.joined(separator: ", ") + " changed"
+      messages.append(output("reloaded '\(path)': \(what)\n"))
+      return messages
+    }
+    loadedFile = (path, analysis)
     let compiled = Set(analysis.policies.compactMap(\.name))
     let names = analysis.syntax.policies.map(\.name.text).filter { !$0.isEmpty }
     let count = names.count == 1 ? "1 policy" : "\(names.count) policies"
@@ -251,6 +271,21 @@ struct ReplSession {
     if !names.isEmpty { text += "type ':explain NAME' to see one\n" }
     messages.append(output(text))
     return messages
+  }
+
+  /// The names of the policies added, changed or removed between two reads of a file.
+  private static func changedPolicies(
+    from old: PolicyAnalysis, to new: PolicyAnalysis
+  ) -> [String] {
+    let before = Dictionary(
+      old.policies.compactMap { policy in policy.name.map { ($0, policy) } },
+      uniquingKeysWith: { first, _ in first })
+    let after = Dictionary(
+      new.policies.compactMap { policy in policy.name.map { ($0, policy) } },
+      uniquingKeysWith: { first, _ in first })
+    let names = new.policies.compactMap(\.name)
+    return names.filter { before[$0] != after[$0] }
+      + old.policies.compactMap(\.name).filter { after[$0] == nil }
   }
 
   private mutating func explain(name: String) -> [ReplMessage] {

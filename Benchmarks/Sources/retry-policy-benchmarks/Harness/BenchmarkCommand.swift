@@ -21,6 +21,7 @@ enum BenchmarkCommand {
     TimeoutMemoryScenario.scenario,
     LanguageServerScenario.scenario,
     StormBenchmarkScenario.scenario,
+    PolicyStoreScenario.scenario,
     CircuitBreakerScenario.scenario,
   ]
 
