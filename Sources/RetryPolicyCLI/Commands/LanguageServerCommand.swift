@@ -2,9 +2,10 @@ import RetryPolicy
 
 /// `retry-policy lsp`: a Language Server Protocol server on standard input and output.
 ///
-/// The loop only moves bytes: it reads what standard input has, splits it into messages
-/// (``MessageFramer``), hands each to the ``LanguageServer`` state machine and writes what it
-/// answers, framed, to standard output. It ends at `exit` or at the end of the input.
+/// The loop (``LanguageServerConnection/serve(report:)``) only moves bytes: it reads what
+/// standard input has, splits it into messages (``MessageFramer``), hands each to the
+/// ``LanguageServer`` state machine and writes what it answers, framed, to standard output.
+/// It ends at `exit` or at the end of the input.
 enum LanguageServerCommand: Subcommand {
   static let spec = CommandSpec(
     name: "lsp",
@@ -28,33 +29,6 @@ enum LanguageServerCommand: Subcommand {
     ])
 
   static func run(_ options: NoOptions, context: CommandContext) async -> Int32 {
-    var server = LanguageServer()
-    var framer = MessageFramer()
-    while server.exitStatus == nil {
-      switch Platform.read(Platform.standardInput) {
-      case .bytes(let bytes):
-        framer.append(bytes)
-      case .interrupted:
-        continue
-      case .end, .failure:
-        return server.isShutDown ? ExitStatus.success : 1
-      }
-      while server.exitStatus == nil, let item = framer.next() {
-        let replies: [JSONValue]
-        switch item {
-        case .message(let body): replies = server.handle(body)
-        case .framingError(let reason): replies = server.handle(framingError: reason)
-        }
-        for reply in replies {
-          if let failure = Platform.write(JSONRPC.framed(reply), to: Platform.standardOutput) {
-            context.output.writeError(
-              "retry-policy: error: cannot write output: "
-                + Platform.describe(errorNumber: failure) + "\n")
-            return ExitStatus.usage
-          }
-        }
-      }
-    }
-    return server.exitStatus ?? 1
+    LanguageServerConnection.serve { context.output.writeError("retry-policy: error: \($0)\n") }
   }
 }

@@ -16,20 +16,20 @@ extension LanguageServer {
   }
 
   /// `textDocument/completion`: a list of items for the cursor.
-  func completion(_ open: OpenDocument, params: JSONInput) -> JSONValue {
-    guard let position = TextDocument.Position(params["position"]) else { return .array([]) }
+  func completion(_ open: OpenDocument, params: CompletionRequest) -> CompletionList {
+    let position = params.position
     let document = open.document
     let offset = document.offset(of: position)
     let line = max(0, min(position.line, document.lineStarts.count - 1))
     let lineStart = document.lineStarts[line]
     let prefix = Array(document.bytes[lineStart..<max(lineStart, offset)])
-    if prefix.contains(UInt8(ascii: "#")) { return .array([]) }
+    if prefix.contains(UInt8(ascii: "#")) { return CompletionList(isIncomplete: false, items: []) }
     var partialStart = prefix.count
     while partialStart > 0, Self.isWordByte(prefix[partialStart - 1]) { partialStart -= 1 }
     let partial = String(decoding: prefix[partialStart...], as: UTF8.self)
     let before = String(decoding: prefix[..<partialStart], as: UTF8.self)
     let context = Self.context(before: before, partial: partial)
-    let items: [JSONValue]
+    let items: [CompletionItem]
     switch context {
     case .unit(let number):
       let start = document.position(ofOffset: lineStart + partialStart)
@@ -54,7 +54,7 @@ extension LanguageServer {
         items = [Self.item("policy", kind: .keyword)]
       }
     }
-    return .object([.init("isIncomplete", .bool(false)), .init("items", .array(items))])
+    return CompletionList(isIncomplete: false, items: items)
   }
 
   /// What the cursor's place calls for.
@@ -157,17 +157,10 @@ extension LanguageServer {
   }
 
   private static func item(
-    _ label: String, kind: ItemKind, edit: (range: JSONValue, text: String)? = nil
-  ) -> JSONValue {
-    var members: [JSONMember] = [
-      .init("label", .string(label)), .init("kind", .int(kind.rawValue)),
-    ]
-    if let edit {
-      members.append(
-        .init(
-          "textEdit",
-          .object([.init("range", edit.range), .init("newText", .string(edit.text))])))
-    }
-    return .object(members)
+    _ label: String, kind: ItemKind, edit: (range: LSPRange, text: String)? = nil
+  ) -> CompletionItem {
+    CompletionItem(
+      label: label, kind: kind.rawValue,
+      textEdit: edit.map { TextEdit(range: $0.range, newText: $0.text) })
   }
 }

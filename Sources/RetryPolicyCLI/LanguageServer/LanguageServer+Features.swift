@@ -8,15 +8,15 @@ extension LanguageServer {
   ///
   /// On a policy's name, the table of the policy; on a rule, that of the rule (with the
   /// policy's policy-wide clauses). Null elsewhere.
-  func hover(_ open: OpenDocument, params: JSONInput) -> JSONValue {
-    guard let position = TextDocument.Position(params["position"]) else { return .null }
+  func hover(_ open: OpenDocument, params: HoverRequest) -> Hover? {
+    let position = params.position
     let offset = open.document.offset(of: position)
     let syntax = open.analysis.syntax
     guard
       let declaration = syntax.policies.first(where: {
         $0.range.start.offset <= offset && offset <= $0.range.end.offset
       })
-    else { return .null }
+    else { return nil }
     let name = declaration.name.text
     let compiled = open.analysis.policies.first { $0.name == name }
     var heading = "policy `\(name)`"
@@ -30,7 +30,7 @@ extension LanguageServer {
         let index = ruleLines.firstIndex(where: {
           $0.range.start.offset <= offset && offset <= $0.range.end.offset
         })
-      else { return .null }
+      else { return nil }
       heading = "rule \(index + 1) of policy `\(name)`"
       range = ruleLines[index].range
       if let compiled, index < compiled.rules.count {
@@ -46,45 +46,32 @@ extension LanguageServer {
       body = "The policy has errors: fix them to see its delays."
     }
     let markdown = "**\(heading)**\n\n" + body
-    return .object([
-      .init(
-        "contents",
-        .object([.init("kind", .string("markdown")), .init("value", .string(markdown))])),
-      .init("range", open.document.range(of: range)),
-    ])
+    return Hover(
+      contents: MarkupContent(kind: "markdown", value: markdown),
+      range: open.document.range(of: range))
   }
 
   /// `textDocument/codeAction`: a quick fix for every did-you-mean suggestion of a diagnostic
   /// within the requested range.
-  func codeActions(_ open: OpenDocument, params: JSONInput) -> JSONValue {
+  func codeActions(_ open: OpenDocument, params: CodeActionRequest) -> [CodeAction] {
     let document = open.document
-    let start = TextDocument.Position(params["range"]?["start"]).map(document.offset(of:)) ?? 0
-    let end =
-      TextDocument.Position(params["range"]?["end"]).map(document.offset(of:))
-      ?? document.bytes.count
-    var actions: [JSONValue] = []
+    let start = params.range.map { document.offset(of: $0.start) } ?? 0
+    let end = params.range.map { document.offset(of: $0.end) } ?? document.bytes.count
+    var actions: [CodeAction] = []
     for diagnostic in open.analysis.diagnostics {
       guard diagnostic.range.start.offset <= end, diagnostic.range.end.offset >= start,
         let fix = Self.quickFix(for: diagnostic, in: document)
       else { continue }
-      let edit = JSONValue.object([
-        .init("range", TextDocument.range(fix.start, fix.end)),
-        .init("newText", .string(fix.replacement)),
-      ])
+      let edit = TextEdit(range: TextDocument.range(fix.start, fix.end), newText: fix.replacement)
       actions.append(
-        .object([
-          .init("title", .string("Replace '\(fix.original)' with '\(fix.replacement)'")),
-          .init("kind", .string("quickfix")),
-          .init("diagnostics", .array([Self.diagnostic(diagnostic, in: document)])),
-          .init("isPreferred", .bool(true)),
-          .init(
-            "edit",
-            .object([
-              .init("changes", .object([.init(document.uri, .array([edit]))]))
-            ])),
-        ]))
+        CodeAction(
+          title: "Replace '\(fix.original)' with '\(fix.replacement)'",
+          kind: "quickfix",
+          diagnostics: [Self.diagnostic(diagnostic, in: document)],
+          isPreferred: true,
+          edit: .init(changes: [document.uri: [edit]])))
     }
-    return .array(actions)
+    return actions
   }
 
   /// The edit a diagnostic's `did you mean 'X'?` suggests: its range's text becomes X.
@@ -120,30 +107,24 @@ extension LanguageServer {
 
   /// `textDocument/formatting`: the canonical text as one edit of the whole document; no
   /// edit when the text is already canonical or has errors.
-  func formatting(_ open: OpenDocument, params: JSONInput) -> JSONValue {
+  func formatting(_ open: OpenDocument, params: DocumentFormattingRequest) -> [TextEdit] {
     guard case .formatted(let formatted) = FormatCommand.format(bytes: open.document.bytes),
       formatted != open.document.text
-    else { return .array([]) }
-    return .array([
-      .object([
-        .init("range", open.document.wholeRange), .init("newText", .string(formatted)),
-      ])
-    ])
+    else { return [] }
+    return [TextEdit(range: open.document.wholeRange, newText: formatted)]
   }
 
   /// `textDocument/documentSymbol`: the policies of the file with their ranges.
-  func symbols(_ open: OpenDocument, params: JSONInput) -> JSONValue {
+  func symbols(_ open: OpenDocument, params: DocumentSymbolRequest) -> [DocumentSymbol] {
     let document = open.document
-    return .array(
-      open.analysis.syntax.policies.map { declaration in
-        let rules = declaration.body.lines.filter { $0.head != nil }.count
-        return .object([
-          .init("name", .string(declaration.name.text)),
-          .init("detail", .string(rules == 1 ? "1 rule" : "\(rules) rules")),
-          .init("kind", .int(2)),
-          .init("range", document.range(of: declaration.range)),
-          .init("selectionRange", document.range(of: declaration.name.range)),
-        ])
-      })
+    return open.analysis.syntax.policies.map { declaration in
+      let rules = declaration.body.lines.filter { $0.head != nil }.count
+      return DocumentSymbol(
+        name: declaration.name.text,
+        detail: rules == 1 ? "1 rule" : "\(rules) rules",
+        kind: 2,
+        range: document.range(of: declaration.range),
+        selectionRange: document.range(of: declaration.name.range))
+    }
   }
 }

@@ -21,173 +21,240 @@ package struct LanguageServer {
   /// The open documents by URI.
   var documents: [String: OpenDocument] = [:]
 
+  /// How many times a document's text was analyzed (tests count it to check that
+  /// superseded changes are not analyzed).
+  private(set) var analysisCount = 0
+
   /// A server before `initialize`.
   package init() {}
 
   /// What the server can do, as `initialize` answers.
-  static let capabilities = JSONValue.object([
-    .init(
-      "textDocumentSync",
-      .object([.init("openClose", .bool(true)), .init("change", .int(1))])),
-    .init("hoverProvider", .bool(true)),
-    .init(
-      "completionProvider",
-      .object([.init("triggerCharacters", .array([" ", ","].map { .string($0) }))])),
-    .init("codeActionProvider", .object([.init("codeActionKinds", .array([.string("quickfix")]))])),
-    .init("documentFormattingProvider", .bool(true)),
-    .init("documentSymbolProvider", .bool(true)),
-  ])
+  static let capabilities = ServerCapabilities(
+    textDocumentSync: .init(openClose: true, change: 1),
+    hoverProvider: true,
+    completionProvider: .init(triggerCharacters: [" ", ","]),
+    codeActionProvider: .init(codeActionKinds: ["quickfix"]),
+    documentFormattingProvider: true,
+    documentSymbolProvider: true)
+
+  // MARK: Handlers
+
+  /// A request decoded and bound to its handler: run on the server, it gives the result
+  /// or the error to answer.
+  typealias BoundRequest =
+    @Sendable (inout LanguageServer) -> Result<any Encodable & Sendable, ResponseError>
+
+  /// A notification decoded and bound to its handler: run on the server, it gives the
+  /// notifications to send.
+  typealias BoundNotification = @Sendable (inout LanguageServer) -> [OutgoingMessage]
+
+  /// How a request's params are decoded, and what answers them.
+  struct RequestHandler: Sendable {
+    /// Decodes the params of a message (the flag says whether it has any) and binds them.
+    let bind: @Sendable (KeyedDecodingContainer<MessageKey>, Bool) throws -> BoundRequest
+
+    init<Request: RequestType>(
+      _ type: Request.Type,
+      _ answer:
+        @escaping @Sendable (inout LanguageServer, Request) -> Result<
+          Request.Response, ResponseError
+        >
+    ) {
+      bind = { container, hasParams in
+        let request = try LanguageServer.params(
+          Request.self, container, hasParams, otherwise: Request.withoutParams)
+        return { server in answer(&server, request).map { $0 } }
+      }
+    }
+
+    /// A request on an open document: its params name the document, which must be open.
+    static func document<Request: TextDocumentRequest>(
+      _ type: Request.Type,
+      _ answer: @escaping @Sendable (LanguageServer, OpenDocument, Request) -> Request.Response
+    ) -> RequestHandler {
+      RequestHandler(type) { server, request in
+        let uri = request.textDocument.uri
+        guard let open = server.documents[uri] else {
+          return .failure(ResponseError(.invalidParams, "the document '\(uri)' is not open"))
+        }
+        return .success(answer(server, open, request))
+      }
+    }
+  }
+
+  /// How a notification's params are decoded, and what handles them.
+  struct NotificationHandler: Sendable {
+    /// Decodes the params of a message (the flag says whether it has any) and binds them.
+    let bind: @Sendable (KeyedDecodingContainer<MessageKey>, Bool) throws -> BoundNotification
+
+    init<Notification: NotificationType>(
+      _ type: Notification.Type,
+      _ handle: @escaping @Sendable (inout LanguageServer, Notification) -> [OutgoingMessage]
+    ) {
+      bind = { container, hasParams in
+        let notification = try LanguageServer.params(
+          Notification.self, container, hasParams, otherwise: Notification.withoutParams)
+        return { server in handle(&server, notification) }
+      }
+    }
+  }
+
+  /// The requests the server answers, by method.
+  static let requestHandlers: [String: RequestHandler] = [
+    InitializeRequest.method: RequestHandler(InitializeRequest.self) { server, _ in
+      server.isInitialized = true
+      return .success(
+        InitializeResult(
+          capabilities: capabilities,
+          serverInfo: .init(name: "retry-policy", version: CommandLineTool.version)))
+    },
+    ShutdownRequest.method: RequestHandler(ShutdownRequest.self) { server, _ in
+      server.isShutDown = true
+      return .success(VoidResponse())
+    },
+    HoverRequest.method: .document(HoverRequest.self) { $0.hover($1, params: $2) },
+    CompletionRequest.method: .document(CompletionRequest.self) {
+      $0.completion($1, params: $2)
+    },
+    CodeActionRequest.method: .document(CodeActionRequest.self) {
+      $0.codeActions($1, params: $2)
+    },
+    DocumentFormattingRequest.method: .document(DocumentFormattingRequest.self) {
+      $0.formatting($1, params: $2)
+    },
+    DocumentSymbolRequest.method: .document(DocumentSymbolRequest.self) {
+      $0.symbols($1, params: $2)
+    },
+  ]
+
+  /// The notifications the server handles, by method (others are ignored, as the
+  /// protocol wants).
+  static let notificationHandlers: [String: NotificationHandler] = [
+    InitializedNotification.method: NotificationHandler(InitializedNotification.self) { _, _ in
+      []
+    },
+    ExitNotification.method: NotificationHandler(ExitNotification.self) { server, _ in
+      server.exitStatus = server.isShutDown ? 0 : 1
+      return []
+    },
+    DidOpenTextDocumentNotification.method: NotificationHandler(
+      DidOpenTextDocumentNotification.self
+    ) { server, notification in
+      let item = notification.textDocument
+      return [server.open(uri: item.uri, version: item.version ?? 0, text: item.text)]
+    },
+    DidChangeTextDocumentNotification.method: NotificationHandler(
+      DidChangeTextDocumentNotification.self
+    ) { server, notification in
+      guard let text = notification.contentChanges.last?.text else { return [] }
+      let document = notification.textDocument
+      return [server.open(uri: document.uri, version: document.version ?? 0, text: text)]
+    },
+    DidCloseTextDocumentNotification.method: NotificationHandler(
+      DidCloseTextDocumentNotification.self
+    ) { server, notification in
+      let uri = notification.textDocument.uri
+      server.documents[uri] = nil
+      return [Self.publish(uri: uri, version: nil, diagnostics: [])]
+    },
+  ]
+
+  /// The params of a message as `type`; `otherwise` when it has none (or `null`).
+  private static func params<Params: Decodable>(
+    _ type: Params.Type, _ container: KeyedDecodingContainer<MessageKey>, _ hasParams: Bool,
+    otherwise: Params?
+  ) throws -> Params {
+    if hasParams { return try container.decode(Params.self, forKey: .params) }
+    if let otherwise { return otherwise }
+    throw DecodingError.keyNotFound(
+      MessageKey.params,
+      .init(codingPath: container.codingPath, debugDescription: "the message has no params"))
+  }
+
+  // MARK: Messages
 
   /// Answers a framing error: a JSON-RPC parse error without an id.
-  func handle(framingError reason: String) -> [JSONValue] {
-    [JSONRPC.error(id: .null, .parseError, reason)]
+  func handle(framingError reason: String) -> [OutgoingMessage] {
+    [.error(id: nil, ResponseError(.parseError, reason))]
   }
 
   /// Handles one message body; returns the messages to send.
-  package mutating func handle(_ body: [UInt8]) -> [JSONValue] {
-    guard let message = JSONInput.parse(body) else {
-      return [JSONRPC.error(id: .null, .parseError, "the message is not JSON")]
-    }
-    guard case .object = message else {
-      return [JSONRPC.error(id: .null, .invalidRequest, "a message must be a JSON object")]
-    }
-    let id = message["id"]
-    guard let method = message["method"]?.string else {
-      // A response to a request of ours (the server sends none) is dropped.
-      if id != nil, message["result"] != nil || message["error"] != nil { return [] }
-      return [
-        JSONRPC.error(id: id?.asOutput ?? .null, .invalidRequest, "a request needs a 'method'")
-      ]
-    }
-    let params = message["params"] ?? .null
-    if let id {
-      switch id {
-      case .int, .string: break
-      default:
-        return [JSONRPC.error(id: .null, .invalidRequest, "a request id is a number or a string")]
-      }
-      return [request(method, id: id.asOutput, params: params)]
-    }
-    return notification(method, params: params)
+  package mutating func handle(_ body: [UInt8]) -> [OutgoingMessage] {
+    handle(IncomingMessage.decode(body))
   }
 
-  private mutating func request(_ method: String, id: JSONValue, params: JSONInput) -> JSONValue {
-    if isShutDown {
-      return JSONRPC.error(id: id, .invalidRequest, "the server is shut down; send 'exit'")
-    }
-    if method == "initialize" {
-      if isInitialized {
-        return JSONRPC.error(id: id, .invalidRequest, "the server is already initialized")
+  /// Handles one decoded message; returns the messages to send.
+  mutating func handle(_ message: IncomingMessage) -> [OutgoingMessage] {
+    switch message {
+    case .response:
+      return []
+    case .invalid(let id, let error):
+      return [.error(id: id, error)]
+    case .request(let id, let method, let bound):
+      if isShutDown {
+        return [
+          .error(id: id, ResponseError(.invalidRequest, "the server is shut down; send 'exit'"))
+        ]
       }
-      isInitialized = true
-      let info = JSONValue.object([
-        .init("name", .string("retry-policy")),
-        .init("version", .string(CommandLineTool.version)),
-      ])
-      return JSONRPC.response(
-        id: id,
-        result: .object([.init("capabilities", Self.capabilities), .init("serverInfo", info)]))
-    }
-    guard isInitialized else {
-      return JSONRPC.error(id: id, .serverNotInitialized, "the server is not initialized")
-    }
-    if method == "shutdown" {
-      isShutDown = true
-      return JSONRPC.response(id: id, result: .null)
-    }
-    let features: [String: (LanguageServer, OpenDocument, JSONInput) -> JSONValue] = [
-      "textDocument/hover": { $0.hover($1, params: $2) },
-      "textDocument/completion": { $0.completion($1, params: $2) },
-      "textDocument/codeAction": { $0.codeActions($1, params: $2) },
-      "textDocument/formatting": { $0.formatting($1, params: $2) },
-      "textDocument/documentSymbol": { $0.symbols($1, params: $2) },
-    ]
-    guard let feature = features[method] else {
-      return JSONRPC.error(id: id, .methodNotFound, "unknown method '\(method)'")
-    }
-    guard let uri = params["textDocument"]?["uri"]?.string else {
-      return JSONRPC.error(id: id, .invalidParams, "'params.textDocument.uri' is missing")
-    }
-    guard let open = documents[uri] else {
-      return JSONRPC.error(id: id, .invalidParams, "the document '\(uri)' is not open")
-    }
-    return JSONRPC.response(id: id, result: feature(self, open, params))
-  }
-
-  private mutating func notification(_ method: String, params: JSONInput) -> [JSONValue] {
-    if method == "exit" {
-      exitStatus = isShutDown ? 0 : 1
-      return []
-    }
-    guard isInitialized, !isShutDown else { return [] }
-    switch method {
-    case "textDocument/didOpen":
-      guard let item = params["textDocument"], let uri = item["uri"]?.string,
-        let text = item["text"]?.string
-      else { return [] }
-      return [open(uri: uri, version: item["version"]?.int ?? 0, text: text)]
-    case "textDocument/didChange":
-      guard let uri = params["textDocument"]?["uri"]?.string,
-        let text = params["contentChanges"]?.array?.last?["text"]?.string
-      else { return [] }
-      let version = params["textDocument"]?["version"]?.int ?? 0
-      return [open(uri: uri, version: version, text: text)]
-    case "textDocument/didClose":
-      guard let uri = params["textDocument"]?["uri"]?.string else { return [] }
-      documents[uri] = nil
-      return [Self.publish(uri: uri, version: nil, diagnostics: [])]
-    default:
-      return []
+      if method == InitializeRequest.method, isInitialized {
+        return [.error(id: id, ResponseError(.invalidRequest, "the server is already initialized"))]
+      }
+      guard isInitialized || method == InitializeRequest.method else {
+        return [
+          .error(id: id, ResponseError(.serverNotInitialized, "the server is not initialized"))
+        ]
+      }
+      switch bound {
+      case .failure(let error):
+        return [.error(id: id, error)]
+      case .success(let answer):
+        switch answer(&self) {
+        case .success(let result): return [.response(id: id, result: result)]
+        case .failure(let error): return [.error(id: id, error)]
+        }
+      }
+    case .notification(let method, let bound):
+      guard method == ExitNotification.method || (isInitialized && !isShutDown) else {
+        return []
+      }
+      return bound?(&self) ?? []
     }
   }
 
   /// Stores a document's new text, analyzes it, and returns its diagnostics to publish.
-  mutating func open(uri: String, version: Int, text: String) -> JSONValue {
+  mutating func open(uri: String, version: Int, text: String) -> OutgoingMessage {
     let document = TextDocument(uri: uri, version: version, text: text)
     let analysis = analyze(policyFile: document.bytes, vocabulary: .open, keepingSyntax: true)
-    let open = OpenDocument(document: document, analysis: analysis)
-    documents[uri] = open
+    analysisCount += 1
+    documents[uri] = OpenDocument(document: document, analysis: analysis)
     let diagnostics = analysis.diagnostics.map { Self.diagnostic($0, in: document) }
     return Self.publish(uri: uri, version: version, diagnostics: diagnostics)
   }
 
-  private static func publish(uri: String, version: Int?, diagnostics: [JSONValue])
-    -> JSONValue
+  private static func publish(uri: String, version: Int?, diagnostics: [LSPDiagnostic])
+    -> OutgoingMessage
   {
-    var params: [JSONMember] = [.init("uri", .string(uri))]
-    if let version { params.append(.init("version", .int(version))) }
-    params.append(.init("diagnostics", .array(diagnostics)))
-    return JSONRPC.notification("textDocument/publishDiagnostics", .object(params))
+    .notification(
+      method: PublishDiagnosticsNotification.method,
+      params: PublishDiagnosticsNotification(uri: uri, version: version, diagnostics: diagnostics))
   }
 
   /// A diagnostic in the protocol's shape; its notes are related information.
-  static func diagnostic(_ diagnostic: Diagnostic, in document: TextDocument) -> JSONValue {
+  static func diagnostic(_ diagnostic: Diagnostic, in document: TextDocument) -> LSPDiagnostic {
     let severity: Int
     switch diagnostic.severity {
     case .error: severity = 1
     case .warning: severity = 2
     case .note: severity = 3
     }
-    var members: [JSONMember] = [
-      .init("range", document.range(of: diagnostic.range)),
-      .init("severity", .int(severity)),
-      .init("code", .string(diagnostic.id.rawValue)),
-      .init("source", .string("retry-policy")),
-      .init("message", .string(diagnostic.message)),
-    ]
-    if !diagnostic.notes.isEmpty {
-      let related = diagnostic.notes.map { note in
-        JSONValue.object([
-          .init(
-            "location",
-            .object([
-              .init("uri", .string(document.uri)), .init("range", document.range(of: note.range)),
-            ])),
-          .init("message", .string(note.message)),
-        ])
-      }
-      members.append(.init("relatedInformation", .array(related)))
+    let related = diagnostic.notes.map { note in
+      LSPDiagnostic.RelatedInformation(
+        location: LSPLocation(uri: document.uri, range: document.range(of: note.range)),
+        message: note.message)
     }
-    return .object(members)
+    return LSPDiagnostic(
+      range: document.range(of: diagnostic.range), severity: severity,
+      code: diagnostic.id.rawValue, source: "retry-policy", message: diagnostic.message,
+      relatedInformation: related.isEmpty ? nil : related)
   }
 }

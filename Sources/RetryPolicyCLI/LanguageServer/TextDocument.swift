@@ -7,13 +7,9 @@ import RetryPolicy
 /// astral (a UTF-8 lead byte of four bytes); combining marks are scalars like any other.
 struct TextDocument: Sendable {
   /// An LSP position: a line and a character in UTF-16 code units, both from 0.
-  struct Position: Sendable, Equatable {
+  struct Position: Codable, Sendable, Equatable {
     var line: Int
     var character: Int
-
-    var json: JSONValue {
-      .object([.init("line", .int(line)), .init("character", .int(character))])
-    }
   }
 
   /// The document's URI.
@@ -107,17 +103,17 @@ struct TextDocument: Sendable {
   }
 
   /// An LSP range of a source range.
-  func range(of range: SourceRange) -> JSONValue {
+  func range(of range: SourceRange) -> LSPRange {
     Self.range(position(of: range.start), position(of: range.end))
   }
 
   /// An LSP range between two positions.
-  static func range(_ start: Position, _ end: Position) -> JSONValue {
-    .object([.init("start", start.json), .init("end", end.json)])
+  static func range(_ start: Position, _ end: Position) -> LSPRange {
+    LSPRange(start: start, end: end)
   }
 
   /// The range of the whole text.
-  var wholeRange: JSONValue {
+  var wholeRange: LSPRange {
     Self.range(Position(line: 0, character: 0), position(ofOffset: bytes.count))
   }
 
@@ -125,15 +121,5 @@ struct TextDocument: Sendable {
   func text(_ start: Int, _ end: Int) -> String {
     guard start < end, start >= 0, end <= bytes.count else { return "" }
     return String(decoding: bytes[start..<end], as: UTF8.self)
-  }
-}
-
-extension TextDocument.Position {
-  /// Reads `{"line": L, "character": C}`.
-  init?(_ json: JSONInput?) {
-    guard let line = json?["line"]?.int, let character = json?["character"]?.int else {
-      return nil
-    }
-    self.init(line: line, character: character)
   }
 }
