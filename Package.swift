@@ -22,11 +22,14 @@ let package = Package(
   ],
   targets: [
     .target(name: "RetryPolicy"),
-    .target(name: "RetryPolicyTesting", dependencies: ["RetryPolicy"]),
+    // The storm and `simulate` models, the seeded generator and the immediate clock; no product.
+    // The tool links it, not RetryPolicyTesting, which re-exports the last two by typealias.
+    .target(name: "RetryPolicySimulation", dependencies: ["RetryPolicy"], exclude: ["README.md"]),
+    .target(name: "RetryPolicyTesting", dependencies: ["RetryPolicy", "RetryPolicySimulation"]),
     .target(name: "RetryPolicyHTTP", dependencies: ["RetryPolicy"]),
     // A local HTTP/1.1 server on the platform's sockets, for RetryPolicyHTTPTests; no product.
     .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer"),
-    .target(name: "RetryPolicyCLI", dependencies: ["RetryPolicy", "RetryPolicyTesting"]),
+    .target(name: "RetryPolicyCLI", dependencies: ["RetryPolicy", "RetryPolicySimulation"]),
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
     .testTarget(
       name: "RetryPolicyHTTPTests",
@@ -53,11 +56,14 @@ let package = Package(
       dependencies: ["retry-policy"]),
     .testTarget(
       name: "RetryPolicyTests",
-      dependencies: ["RetryPolicy", "RetryPolicyTesting"]
+      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicySimulation"]
     ),
     .testTarget(
       name: "RetryPolicyCLITests",
-      dependencies: ["RetryPolicyCLI", "RetryPolicy", "RetryPolicyTesting", "retry-policy"],
+      dependencies: [
+        "RetryPolicyCLI", "RetryPolicy", "RetryPolicySimulation", "RetryPolicyTesting",
+        "retry-policy",
+      ],
       exclude: ["Golden"]
     ),
   ],

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicySimulation
 
 /// A clock whose time moves only when a test moves it, so time-based code runs without
 /// real sleeping and in a known order.
@@ -14,35 +15,9 @@ import RetryPolicy
 ///     clock.advance(by: .seconds(1))          // … and now it goes
 public final class ManualClock: Clock, Sendable {
   /// A point in a virtual clock's time: the time since the clock was created.
-  public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The time since the clock's start.
-    public var offset: Duration
-
-    /// Creates the instant `offset` after the clock's start.
-    public init(offset: Duration) {
-      self.offset = offset
-    }
-
-    /// The instant `duration` later (earlier when negative), stopping at about ±36 million
-    /// years instead of overflowing.
-    public func advanced(by duration: Duration) -> Instant {
-      Instant(offset: offset.addingClamped(duration))
-    }
-
-    /// The time from this instant to `other`.
-    public func duration(to other: Instant) -> Duration {
-      other.offset.subtractingClamped(offset)
-    }
-
-    /// Whether `lhs` comes before `rhs`.
-    public static func < (lhs: Instant, rhs: Instant) -> Bool {
-      // As `Int128` attoseconds, which inline, unlike `Duration`'s `<`.
-      lhs.offset.attoseconds < rhs.offset.attoseconds
-    }
-
-    /// The offset, such as `2.5 seconds`.
-    public var description: String { offset.description }
-  }
+  ///
+  /// The same type as ``ImmediateClock/Instant``, so that both clocks read one kind of time.
+  public typealias Instant = ImmediateClock.Instant
 
   private struct Sleeper {
     var id: UInt64

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicySimulation
 
 /// Collects the events of runs, for tests to inspect.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicySimulation
 import RetryPolicyTesting
 import Synchronization
 import Testing

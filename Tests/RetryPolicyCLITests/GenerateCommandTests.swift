@@ -68,13 +68,13 @@ struct GenerateCommandTests {
     "durations are written exactly",
     arguments: [
       (Duration.seconds(2), ".seconds(2)"), (.milliseconds(1500), ".milliseconds(1500)"),
-      (.microseconds(1), "Duration(secondsComponent: 0, attosecondsComponent: 1000000000000)"),
+      (.microseconds(1), ".init(secondsComponent: 0, attosecondsComponent: 1000000000000)"),
       (
         .seconds(Int64.max), ".seconds(9223372036854775807)"
       ),
       (
         Duration(secondsComponent: Int64.max, attosecondsComponent: 5_000_000_000_000_000),
-        "Duration(secondsComponent: 9223372036854775807, attosecondsComponent: 5000000000000000)"
+        ".init(secondsComponent: 9223372036854775807, attosecondsComponent: 5000000000000000)"
       ),
     ])
   func durationLiteral(duration: Duration, expected: String) {
@@ -85,7 +85,9 @@ struct GenerateCommandTests {
   func literals() {
     #expect(PolicySwiftSource.double(0.1) == "0.1")
     #expect(Double(PolicySwiftSource.double(1.0 / 3.0)) == 1.0 / 3.0)
-    #expect(PolicySwiftSource.double(.infinity) == "Double.infinity")
+    #expect(PolicySwiftSource.double(.infinity) == ".infinity")
+    #expect(PolicySwiftSource.double(-.infinity) == "-.infinity")
+    #expect(PolicySwiftSource.double(.nan) == ".nan")
     #expect(PolicySwiftSource.string("a\"b\\c\u{e9}") == #""a\"b\\c\u{e9}""#)
     #expect(PolicySwiftSource.identifier("default") == "`default`")
     #expect(PolicySwiftSource.identifier("payments") == "payments")
@@ -109,7 +111,7 @@ struct GenerateCommandTests {
     #expect(result.status == 0)
     #expect(result.standardError.contains("\(path):1:"))
     #expect(result.standardError.contains(": warning: "))
-    #expect(text?.contains("static let slow: CompiledPolicy") == true)
+    #expect(text?.contains("static let slow: RetryPolicy.CompiledPolicy") == true)
   }
 
   @Test("a name defined in two files is an error naming both places")
@@ -139,8 +141,8 @@ struct GenerateCommandTests {
       [folder.appendingPathComponent("p.retry").path], into: folder)
     #expect(result.status == 0)
     let source = try #require(text)
-    #expect(source.contains("static let `default`: CompiledPolicy = CompiledPolicy("))
-    #expect(source.contains("static let signIn: CompiledPolicy = CompiledPolicy("))
+    #expect(source.contains("static let `default`: RetryPolicy.CompiledPolicy = .init("))
+    #expect(source.contains("static let signIn: RetryPolicy.CompiledPolicy = .init("))
     #expect(source.contains("static func signIn<Success>(\n    refresh hook0: @escaping"))
     #expect(!source.contains("static func `default`"))
     #expect(!source.contains("try!") && !source.contains("compile("))
@@ -178,7 +180,7 @@ struct GenerateCommandTests {
     let (result, text) = await generate([path], into: folder)
     #expect(result.status == 0)
     #expect(try modified() != old)
-    #expect(text?.contains("static let payments: CompiledPolicy") == true)
+    #expect(text?.contains("static let payments: RetryPolicy.CompiledPolicy") == true)
   }
 
   @Test("without --output it is a usage error")

@@ -36,6 +36,31 @@ struct HistoryTests {
     #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
   }
 
+  @Test("a history file behind a symbolic link is saved through it; the link stays")
+  func savesThroughLink() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let target = directory.appendingPathComponent("dotfiles-history").path
+    let link = directory.appendingPathComponent("history").path
+    try Data("retry 1\n".utf8).write(to: URL(fileURLWithPath: target))
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    try History(entries: ["retry 1", "retry 2"]).save(to: link)
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+    #expect(try String(contentsOfFile: target, encoding: .utf8) == "retry 1\nretry 2\n")
+  }
+
+  @Test("a history file past 64 MiB is an empty history, not read whole")
+  func oversizedFile() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("history")
+    try Data().write(to: path)
+    let handle = try FileHandle(forWritingTo: path)
+    try handle.truncate(atOffset: UInt64(PolicyInput.sizeLimit) + 1)
+    try handle.close()
+    #expect(History.load(from: path.path).entries.isEmpty)
+  }
+
   @Test("a missing file is an empty history")
   func missingFile() {
     #expect(History.load(from: "/nonexistent/retry-policy/history").entries.isEmpty)

@@ -1,3 +1,4 @@
+import RetryPolicySimulation
 import Testing
 
 @testable import RetryPolicyCLI
@@ -31,7 +32,7 @@ struct OutcomeScriptTests {
       "a*2*3", "a!",
     ])
   func rejects(text: String) {
-    #expect(throws: UsageError.self) { try OutcomeScript.parse(text) }
+    #expect(throws: OutcomeScriptError.self) { try OutcomeScript.parse(text) }
   }
 
   @Test(

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicySimulation
 import RetryPolicyTesting
 import Testing
 

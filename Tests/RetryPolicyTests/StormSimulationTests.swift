@@ -1,5 +1,5 @@
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 import Testing
 
 /// The storm simulator's numbers: the sanity checks of issue 14, on small fleets.

@@ -75,6 +75,8 @@ enum GenerateCommand: Subcommand {
     let expansion = PolicyInput.expand(options.arguments, context: context)
     var unreadable = !expansion.errors.isEmpty
     for error in expansion.errors { output.error(error.message) }
+    // As `check` does: a folder without policy files is worth a warning, not silence.
+    expansion.printWarnings(to: output)
     var hasErrors = false
     var entries: [PolicySwiftSource.Entry] = []
     var defined: [String: Place] = [:]
@@ -128,13 +130,10 @@ enum GenerateCommand: Subcommand {
     // An output that already holds this text is left untouched, modification time and all:
     // when SwiftPM runs the command again with nothing changed (see PoliciesInTheBuild.md),
     // the target that compiles the file is then not recompiled.
-    let url = URL(fileURLWithPath: destination)
-    let data = Data(text.utf8)
-    if let existing = try? Data(contentsOf: url), existing == data { return ExitStatus.success }
-    do {
-      try data.write(to: url, options: .atomic)
-    } catch {
-      output.error("cannot write '\(destination)': \(error.localizedDescription)")
+    let written = context.fileReplacement.write(
+      context.pathBytes(destination), contents: Array(text.utf8), unlessUnchanged: true)
+    if case .failure(let failure) = written {
+      output.error("cannot write '\(destination)': \(failure.reason)")
       return ExitStatus.usage
     }
     return ExitStatus.success

@@ -54,7 +54,7 @@ enum ImportCommand: Subcommand {
       switch context.standardInput() {
       case .success(let input): data = input
       case .failure(let error):
-        output.error("cannot read standard input: \(error.reason)")
+        output.error(PolicyInput.standardInputMessage(error))
         return ExitStatus.usage
       }
     } else {

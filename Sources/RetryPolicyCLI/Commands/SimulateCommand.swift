@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicySimulation
 
 /// `retry-policy simulate POLICY --outcomes …`: runs the policy through the real runtime on
 /// virtual time against an operation that fails as scripted, and prints the timeline.
@@ -66,7 +67,7 @@ enum SimulateCommand: Subcommand {
       [
         .option(
           "outcomes", value: "LIST", help: "What each attempt does (see above).", \.script,
-          ValueParser(expected: "a list of outcomes", reading: OutcomeScript.parse)),
+          ValueParser(expected: "a list of outcomes", reading: OutcomeScript.parseOption)),
         .option(
           "seed", value: "N", help: "Seed of the jitter's random numbers (0 or more).", \.seed,
           .seed),
@@ -107,5 +108,16 @@ enum SimulateCommand: Subcommand {
     let name = policy.rules.first?.errorClasses.first { $0 != "any" } ?? "error"
     return OutcomeScript(
       steps: [(OutcomeScript.Outcome(kind: .failure(errorClass: name)), 1)])
+  }
+}
+
+extension OutcomeScript {
+  /// Reads the `--outcomes` text; its error is a usage error with the script's message.
+  static func parseOption(_ text: String) throws(UsageError) -> OutcomeScript {
+    do {
+      return try parse(text)
+    } catch {
+      throw .other(error.message)
+    }
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// `retry-policy storm POLICY… --clients N --outage START+LENGTH …`: simulates a fleet of
 /// clients retrying against one backend through an outage, one run per policy, and compares
@@ -59,6 +59,14 @@ enum StormCommand: Subcommand {
       context.usageError(error)
       return ExitStatus.usage
     }
+    // A scenario past the simulator's limits, or whose outage it cannot measure, is refused
+    // before any work.
+    do {
+      try scenario.check()
+    } catch {
+      context.usageError(.other(error.description))
+      return ExitStatus.usage
+    }
     var policies: [(name: String, policy: CompiledPolicy)] = []
     if options.selection.file != nil {
       switch PolicyInput.resolvePolicy(options.selection, words: [], context: context) {
@@ -94,10 +102,10 @@ enum StormCommand: Subcommand {
     }
     if let path = options.svgPath {
       let svg = StormSVG.render(results, scenario: scenario)
-      do {
-        try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-      } catch {
-        output.error("cannot write '\(path)': \(error.localizedDescription)")
+      let written = context.fileReplacement.write(
+        context.pathBytes(path), contents: Array(svg.utf8))
+      if case .failure(let failure) = written {
+        output.error("cannot write '\(path)': \(failure.reason)")
         return ExitStatus.usage
       }
     }

@@ -15,13 +15,13 @@ extension PolicySwiftSource {
   /// for each policy that names hooks a method taking them as typed closures.
   ///
   ///     enum RetryPolicies {
-  ///       static let payments: CompiledPolicy = CompiledPolicy(…)
+  ///       static let payments: RetryPolicy.CompiledPolicy = .init(…)
   ///     }
   ///     extension RetryPolicies {
   ///       static func payments<Success>(
-  ///         refreshToken: @escaping @Sendable (RetryHookContext) async throws -> Void,
-  ///         in environment: RetryEnvironment = RetryEnvironment(),
-  ///         isolation: isolated (any Actor)? = #isolation,
+  ///         refreshToken hook0: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+  ///         in environment: RetryPolicy.RetryEnvironment = .init(),
+  ///         isolation: isolated (any Swift.Actor)? = #isolation,
   ///         _ operation: () async throws -> Success
   ///       ) async throws -> Success
   ///     }
@@ -41,12 +41,13 @@ extension PolicySwiftSource {
       if index > 0 { text += "\n" }
       guard let name = entry.policy.name else { continue }
       text += "  /// The policy `\(name)` of \(entry.fileName), line \(entry.line).\n"
-      text += "  static let \(identifier(name)): CompiledPolicy = "
+      text += "  static let \(identifier(name)): RetryPolicy.CompiledPolicy = "
       text += expression(for: entry.policy, indent: "  ") + "\n"
     }
     text += "}\n"
+    let names = Set(entries.compactMap(\.policy.name))
     for entry in entries {
-      text += hookedRun(entry.policy)
+      text += hookedRun(entry.policy, names: names)
     }
     return text
   }
@@ -62,10 +63,23 @@ extension PolicySwiftSource {
 
   /// For a policy with hooks: `static func NAME(HOOK: …, in:isolation:_:)`, which runs the
   /// policy with the hooks given; empty for a policy without hooks.
-  private static func hookedRun(_ policy: CompiledPolicy) -> String {
+  ///
+  /// The body names the policy as `self.NAME` (the keyword `self`, the type in a static
+  /// method, is the one qualifier no policy shadows: `Self` and `RetryPolicies` may be
+  /// policies too), and its own names (the generic parameter, the parameters) take a suffix
+  /// of `_` until none is among `names`, the file's policy names.
+  private static func hookedRun(_ policy: CompiledPolicy, names: Set<String>) -> String {
     let hooks = hooks(of: policy)
     guard let name = policy.name, !hooks.isEmpty else { return "" }
     let member = identifier(name)
+    let own =
+      ["Success", "environment", "isolation", "operation"]
+      + hooks.indices.map { "hook\($0)" }
+    var suffix = ""
+    while own.contains(where: { names.contains($0 + suffix) }) { suffix += "_" }
+    let (success, environment, isolation, operation) = (
+      "Success" + suffix, "environment" + suffix, "isolation" + suffix, "operation" + suffix
+    )
     let list = hooks.map { "`\($0)`" }.joined(separator: ", ")
     var text = """
 
@@ -76,27 +90,27 @@ extension PolicySwiftSource {
         /// Each hook runs before a retry of the rules that name it, after the delay, with the
         /// error and the attempt that failed. The hooks replace any of the same name in
         /// `environment`.
-        static func \(member)<Success>(
+        static func \(member)<\(success)>(
 
       """
     for (index, hook) in hooks.enumerated() {
-      text += "    \(identifier(hook)) hook\(index): "
-      text += "@escaping @Sendable (RetryHookContext) async throws -> Void,\n"
+      text += "    \(identifier(hook)) hook\(index)\(suffix): "
+      text += "@escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,\n"
     }
     text += """
-          in environment: RetryEnvironment = RetryEnvironment(),
-          isolation: isolated (any Actor)? = #isolation,
-          _ operation: () async throws -> Success
-        ) async throws -> Success {
-          var environment = environment
+          in \(environment): RetryPolicy.RetryEnvironment = .init(),
+          \(suffix.isEmpty ? "isolation" : "isolation " + isolation): isolated (any Swift.Actor)? = #isolation,
+          _ \(operation): () async throws -> \(success)
+        ) async throws -> \(success) {
+          var \(environment) = \(environment)
 
       """
     for (index, hook) in hooks.enumerated() {
-      text += "    environment.hooks[\(string(hook))] = hook\(index)\n"
+      text += "    \(environment).hooks[\(string(hook))] = hook\(index)\(suffix)\n"
     }
     text += """
-          return try await RetryPolicies.\(member).run(
-            in: environment, isolation: isolation, operation)
+          return try await self.\(member).run(
+            in: \(environment), isolation: \(isolation), \(operation))
         }
       }
 

@@ -5,6 +5,12 @@ import RetryPolicy
 /// Every expression builds the value through the library's public initializers and enum
 /// cases, so the generated code parses nothing at run time and cannot trap.
 ///
+/// No name a policy can take shadows what the code means: values are written as implicit
+/// members of their contextual type (`.init(…)`, `.seconds(2)`, `.infinity`), so no
+/// expression names a type, and types are written qualified by their module
+/// (`RetryPolicy.CompiledPolicy`), where Swift looks up types only. A policy named
+/// `CompiledPolicy`, `Duration`, `RetryPolicy`, `Swift` or `Self` is one more member.
+///
 /// This is the one place to extend when ``CompiledPolicy``, ``RetryRule``, ``RepeatBehavior``
 /// or ``Jitter`` gains a field or a case: the switches below are exhaustive (a new case does
 /// not compile until it is handled), and ``policyFields`` and ``ruleFields`` list the stored
@@ -20,7 +26,8 @@ enum PolicySwiftSource {
     "honorsRetryAfter",
   ]
 
-  /// `CompiledPolicy(name: …, rules: [...], …)`, one argument a line, indented by `indent`.
+  /// `.init(name: …, rules: [...], …)` of a `CompiledPolicy`, one argument a line, indented
+  /// by `indent`.
   static func expression(for policy: CompiledPolicy, indent: String = "") -> String {
     let inner = indent + "  "
     let rules = policy.rules.map { inner + "  " + expression(for: $0, indent: inner + "  ") }
@@ -32,11 +39,11 @@ enum PolicySwiftSource {
       "budgetRatio: \(optional(policy.budgetRatio, double))",
       "hedge: \(optional(policy.hedge, expression(for:)))",
     ]
-    return "CompiledPolicy(\n" + arguments.map { inner + $0 }.joined(separator: ",\n") + "\n"
+    return ".init(\n" + arguments.map { inner + $0 }.joined(separator: ",\n") + "\n"
       + indent + ")"
   }
 
-  /// `RetryRule(behavior: …, …)`, one argument a line.
+  /// `.init(behavior: …, …)` of a `RetryRule`, one argument a line.
   static func expression(for rule: RetryRule, indent: String) -> String {
     let inner = indent + "  "
     let arguments = [
@@ -48,7 +55,7 @@ enum PolicySwiftSource {
       "hook: \(optional(rule.hook, string))",
       "honorsRetryAfter: \(rule.honorsRetryAfter)",
     ]
-    return "RetryRule(\n" + arguments.map { inner + $0 }.joined(separator: ",\n") + "\n"
+    return ".init(\n" + arguments.map { inner + $0 }.joined(separator: ",\n") + "\n"
       + indent + ")"
   }
 
@@ -70,9 +77,9 @@ enum PolicySwiftSource {
     }
   }
 
-  /// `HedgePolicy(count: 2, delay: .milliseconds(100))`.
+  /// `.init(count: 2, delay: .milliseconds(100))` of a `HedgePolicy`.
   static func expression(for hedge: HedgePolicy) -> String {
-    "HedgePolicy(count: \(hedge.count), delay: \(duration(hedge.delay)))"
+    ".init(count: \(hedge.count), delay: \(duration(hedge.delay)))"
   }
 
   /// `.proportional(fraction: 0.1)`, `.full`, `.equal` or `.decorrelated`.
@@ -87,7 +94,8 @@ enum PolicySwiftSource {
 
   // MARK: Literals
 
-  /// An exact `Duration`: `.seconds(2)`, `.milliseconds(1500)`, or its two components.
+  /// An exact `Duration`: `.seconds(2)`, `.milliseconds(1500)`, or `.init` of its two
+  /// components.
   static func duration(_ value: Duration) -> String {
     let (seconds, attoseconds) = value.components
     if attoseconds == 0 { return ".seconds(\(seconds))" }
@@ -98,13 +106,13 @@ enum PolicySwiftSource {
         attoseconds / attosecondsPerMillisecond)
       if !overflow, !overflow2 { return ".milliseconds(\(total))" }
     }
-    return "Duration(secondsComponent: \(seconds), attosecondsComponent: \(attoseconds))"
+    return ".init(secondsComponent: \(seconds), attosecondsComponent: \(attoseconds))"
   }
 
   /// A `Double` literal that reads back as the same value (Swift prints the shortest such).
   static func double(_ value: Double) -> String {
-    if value.isNaN { return "Double.nan" }
-    if value.isInfinite { return value < 0 ? "-Double.infinity" : "Double.infinity" }
+    if value.isNaN { return ".nan" }
+    if value.isInfinite { return value < 0 ? "-.infinity" : ".infinity" }
     return "\(value)"
   }
 

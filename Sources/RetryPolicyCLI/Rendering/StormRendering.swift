@@ -1,6 +1,6 @@
 import Foundation
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// The report of `retry-policy storm`: JSON, and the text table with a chart per policy.
 enum StormRendering {
@@ -69,7 +69,7 @@ enum StormRendering {
   static func text(_ results: [StormResult], scenario: StormScenario, usesColor: Bool) -> String {
     var lines = ["storm: " + summary(scenario), ""]
     for (index, result) in results.enumerated() {
-      lines.append("  \(label(index))  \(result.name)")
+      lines += labeled(index, result.name)
     }
     lines.append("")
     let header = [
@@ -104,6 +104,34 @@ enum StormRendering {
     return lines.joined(separator: "\n")
   }
 
+  /// `  A  NAME`, a policy of several rules a rule a line, long lines wrapped, each further
+  /// line indented under the first.
+  static func labeled(_ index: Int, _ name: String) -> [String] {
+    let prefix = "  \(label(index))  "
+    let indent = String(repeating: " ", count: prefix.count)
+    return legendLines(name, width: 100).enumerated().map { line, text in
+      (line == 0 ? prefix : indent) + text
+    }
+  }
+
+  /// A policy's name for a legend: a line per line of its text (a rule a line for a policy
+  /// of several rules), each wrapped at spaces to at most `width` characters where it can be.
+  static func legendLines(_ name: String, width: Int) -> [String] {
+    var lines: [String] = []
+    for part in name.split(whereSeparator: \.isNewline) {
+      var line = ""
+      for word in part.split(separator: " ") {
+        if !line.isEmpty, line.count + 1 + word.count > width {
+          lines.append(line)
+          line = ""
+        }
+        line += (line.isEmpty ? "" : " ") + word
+      }
+      if !line.isEmpty { lines.append(line) }
+    }
+    return lines.isEmpty ? [name] : lines
+  }
+
   static func fixed(_ value: Double, _ decimals: Int) -> String {
     String(format: "%.\(decimals)f", value)
   }
@@ -134,20 +162,19 @@ struct StormChart {
 
   /// The top of the load scale: the largest load of any policy, at least capacity.
   var top: Double {
-    let loads = results.flatMap { $0.seconds.map { Double($0.attempts) / scenario.capacity } }
+    let loads = results.map { Double($0.seconds.maximumAttempts) / scenario.capacity }
     return max(1, loads.max() ?? 1)
   }
 
   func lines(for index: Int) -> [String] {
     let result = results[index]
     let columns = self.columns.map { $0.clamped(to: 0..<result.seconds.count) }
-    let loads = columns.map { range in
-      range.map { Double(result.seconds[$0].attempts) / scenario.capacity }.max() ?? 0
-    }
-    let ratios = columns.map { range in range.map { result.seconds[$0].successRatio }.min() ?? 1 }
+    let extremes = result.seconds.extremes(columns)
+    let loads = extremes.map { Double($0.attempts) / scenario.capacity }
+    let ratios = extremes.map(\.successRatio)
     let top = self.top
     let capacityRow = Int((1 / top * Double(Self.height)).rounded(.up)) - 1
-    var lines = ["  \(StormRendering.label(index))  \(result.name)"]
+    var lines = StormRendering.labeled(index, result.name)
     for row in (0..<Self.height).reversed() {
       let threshold = (Double(row) + 0.5) / Double(Self.height) * top
       let axis =
@@ -171,7 +198,7 @@ struct StormChart {
     }
     lines.append(pad("success") + " |" + spark.joined())
     let outage = columns.map { range -> Character in
-      range.contains { scenario.isOutageSecond($0) } ? "~" : " "
+      scenario.isOutage(seconds: range) ? "~" : " "
     }
     lines.append(pad("outage") + " |" + String(outage))
     let end = StormRendering.seconds(Int64(result.seconds.count) * 1_000_000_000)
@@ -190,10 +217,11 @@ struct StormChart {
 }
 
 extension StormScenario {
-  /// Whether second `index` of the simulation overlaps the outage.
-  func isOutageSecond(_ index: Int) -> Bool {
-    guard let start = outageStart, let end = outageEnd else { return false }
-    let from = Int64(index) * 1_000_000_000
-    return from < end && from + 1_000_000_000 > start
+  /// Whether any of the seconds `range` of the simulation overlaps the outage.
+  func isOutage(seconds range: Range<Int>) -> Bool {
+    guard let start = outageStart, let end = outageEnd, !range.isEmpty else { return false }
+    let from = Int64(range.lowerBound) * 1_000_000_000
+    let to = Int64(range.upperBound) * 1_000_000_000
+    return from < end && to > start
   }
 }

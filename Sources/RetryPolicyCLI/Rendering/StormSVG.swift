@@ -1,6 +1,6 @@
 import Foundation
 import RetryPolicy
-import RetryPolicyTesting
+import RetryPolicySimulation
 
 /// The SVG chart of `retry-policy storm --svg FILE`: self-contained (no scripts, fonts or
 /// links), two panels over one time axis, the outage shaded in both: the backend's load per
@@ -17,13 +17,17 @@ enum StormSVG {
   static let right = 870.0
   static let loadPanel = (top: 90.0, bottom: 290.0)
   static let successPanel = (top: 330.0, bottom: 490.0)
+  /// The characters of a legend line before it wraps: what fits in the chart's width at
+  /// the font's size.
+  static let legendWidth = 100
 
   static func render(_ results: [StormResult], scenario: StormScenario) -> String {
     let seconds = results.first?.seconds.count ?? 0
     let span = Double(max(seconds, 1))
-    let loads = results.flatMap { $0.seconds.map { Double($0.attempts) / scenario.capacity } }
+    let loads = results.map { Double($0.seconds.maximumAttempts) / scenario.capacity }
     let top = niceCeiling(max(1.2, (loads.max() ?? 1) * 1.05))
-    let height = successPanel.bottom + 50 + Double(results.count) * 18
+    let legends = results.map { StormRendering.legendLines($0.name, width: legendWidth) }
+    let height = successPanel.bottom + 50 + Double(legends.joined().count) * 18
     var svg = """
       <svg xmlns="http://www.w3.org/2000/svg" width="\(number(width))" \
       height="\(number(height))" viewBox="0 0 \(number(width)) \(number(height))" \
@@ -83,25 +87,39 @@ enum StormSVG {
         + "text-anchor=\"middle\">\(tick)s</text>\n"
     }
     // One line per policy in each panel.
+    var legendLine = 0
     for (index, result) in results.enumerated() {
       let color = palette[index % palette.count]
-      let load = result.seconds.enumerated().map { second, value in
-        point(x(Double(second) + 0.5), loadY(Double(value.attempts) / scenario.capacity))
+      // A point per second, or per column of seconds when there are more seconds than
+      // pixels: the most attempts and the lowest success of the column's seconds.
+      let columns = Self.columns(seconds)
+      let extremes = result.seconds.extremes(columns)
+      let load = zip(columns, extremes).map { range, value in
+        point(
+          x(Double(range.lowerBound + range.upperBound) / 2),
+          loadY(Double(value.attempts) / scenario.capacity))
       }
-      let success = result.seconds.enumerated().map { second, value in
-        point(x(Double(second) + 0.5), successY(value.successRatio))
+      let success = zip(columns, extremes).map { range, value in
+        point(x(Double(range.lowerBound + range.upperBound) / 2), successY(value.successRatio))
       }
       for points in [load, success] {
         svg +=
           "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" "
           + "stroke-linejoin=\"round\" points=\"\(points.joined(separator: " "))\"/>\n"
       }
-      let y = successPanel.bottom + 40 + Double(index) * 18
+      // The legend: a line per rule, long lines wrapped, further lines under the first.
+      let y = successPanel.bottom + 40 + Double(legendLine) * 18
       svg +=
         "<rect x=\"\(number(left))\" y=\"\(number(y - 10))\" width=\"14\" height=\"10\" "
         + "fill=\"\(color)\"/>\n"
-        + "<text x=\"\(number(left + 20))\" y=\"\(number(y))\">"
-        + "\(StormRendering.label(index))  \(escape(result.name))</text>\n"
+      for (line, text) in legends[index].enumerated() {
+        let label = line == 0 ? "\(StormRendering.label(index))  " : ""
+        let indent = line == 0 ? 20.0 : 44.0
+        svg +=
+          "<text x=\"\(number(left + indent))\" y=\"\(number(y + Double(line) * 18))\">"
+          + label + escape(text) + "</text>\n"
+      }
+      legendLine += legends[index].count
     }
     svg += "</svg>\n"
     return svg
@@ -121,6 +139,18 @@ enum StormSVG {
       + "y2=\"\(number(y))\" stroke=\"#e0e0e0\"/>\n"
       + "<text x=\"\(number(left - 6))\" y=\"\(number(y + 4))\" text-anchor=\"end\">"
       + "\(label)</text>\n"
+  }
+
+  /// The most points of one line: one per pixel of the panels' width.
+  static let maximumPoints = 800
+
+  /// The seconds each point of a line covers: one each, or as many as make
+  /// ``maximumPoints`` columns.
+  static func columns(_ seconds: Int) -> [Range<Int>] {
+    guard seconds > maximumPoints else { return (0..<seconds).map { $0..<($0 + 1) } }
+    return (0..<maximumPoints).map { column in
+      (column * seconds / maximumPoints)..<((column + 1) * seconds / maximumPoints)
+    }
   }
 
   /// About eight round ticks over `seconds`.

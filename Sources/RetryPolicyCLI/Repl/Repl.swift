@@ -234,6 +234,8 @@ struct ReplSession {
     let bytes: [UInt8]
     do {
       bytes = try readFile(expanded)
+    } catch let error as PolicyInput.ReadError where error.isTooLarge {
+      return failure("'\(path)' is larger than \(PolicyInput.sizeLimitText)")
     } catch {
       return failure("cannot read '\(path)': \(Self.reason(error))")
     }
@@ -374,10 +376,12 @@ struct ReplSession {
 
   /// Reads a file's bytes; the lexer reports any that are not UTF-8.
   @Sendable static func readFileContents(_ path: String) throws -> [UInt8] {
-    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    // The commands' one reader: at most `PolicyInput.sizeLimit` bytes, pipes and devices too.
+    Array(try PolicyInput.readFile(Array(path.utf8), name: path).get())
   }
 
   private static func reason(_ error: any Error) -> String {
+    if let error = error as? PolicyInput.ReadError { return error.reason }
     let cocoa = error as NSError
     if cocoa.domain == NSCocoaErrorDomain {
       switch cocoa.code {

@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicySimulation
 
 /// A complaint about a REPL command's argument, shown as `error: TEXT`.
 struct ReplFailure: Error, Sendable, Hashable {

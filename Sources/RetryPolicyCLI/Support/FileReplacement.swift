@@ -1,9 +1,20 @@
-/// Replaces a file's contents so that the file is never lost: the new text goes to a
-/// temporary file in the same folder, which is flushed to the disk and then renamed over the
-/// original in one step, with the original's permission bits.
+/// The one writer of every file a command writes (`fmt`, `generate --output`, `storm --svg`),
+/// so that a file is never lost and a special file is never replaced.
 ///
-/// On any failure (a full disk, no permission, the original changed since it was read) the
-/// temporary file is removed and the original is left byte for byte as it was.
+/// By what the path names:
+/// - a regular file, or nothing yet: the new text goes to a temporary file in the same
+///   folder, which is flushed to the disk and then renamed over the path in one step, with
+///   the original's permission bits (a new file gets the umask's);
+/// - a symbolic link: the same, to the file it leads to; the link stays a link (a link to
+///   nothing is refused: which file it should create is a guess);
+/// - a named pipe or a character device (`/dev/stdout`, `/dev/null`): written in place, as a
+///   shell's `>` does, never replaced; its write errors (`/dev/full`: no space left on
+///   device) are reported;
+/// - a folder, a socket or a block device: refused.
+///
+/// On any failure (a full disk, an I/O error, no permission, the original changed since it
+/// was read) the temporary file is removed, the original is left byte for byte as it was,
+/// and the caller says `cannot write 'PATH': REASON` and exits 2.
 struct FileReplacement {
   /// Why a replacement failed.
   struct Failure: Error, Equatable {
@@ -35,12 +46,17 @@ struct FileReplacement {
     var remove: ([UInt8]) -> Void = Platform.remove
     /// `fsync` of a folder, errors ignored.
     var synchronizeFolder: ([UInt8]) -> Void = Platform.synchronizeFolder
+    /// Opens a named pipe or a device for writing in place.
+    var openForWriting: ([UInt8]) -> Result<Int32, PlatformError> = Platform.openForWriting
+    /// `lstat`: whether the path is a symbolic link.
+    var isSymbolicLink: ([UInt8]) -> Bool = Platform.isSymbolicLink
   }
 
   /// The system calls to make.
   var operations = Operations()
 
-  /// Replaces the file at `path`, whose contents were read as `original`, with `contents`.
+  /// Replaces the file at `path`, whose contents were read as `original`, with `contents`
+  /// (`fmt`): it must still be a regular file holding `original`.
   func replace(_ path: [UInt8], original: [UInt8], with contents: [UInt8]) -> Result<
     Void, Failure
   > {
@@ -51,15 +67,70 @@ struct FileReplacement {
     case .failure(let error): return .failure(Failure(reason: error.reason))
     }
     guard status.kind == .regular else { return .failure(Failure(reason: "not a regular file")) }
+    return replaceRegular(target, mode: status.mode, original: original, with: contents)
+  }
+
+  /// Writes `contents` to `path`, whatever it names (see the type's summary); with
+  /// `unlessUnchanged`, a regular file that already holds `contents` is left untouched,
+  /// modification time and all.
+  func write(_ path: [UInt8], contents: [UInt8], unlessUnchanged: Bool = false) -> Result<
+    Void, Failure
+  > {
+    let target = operations.resolve(path)
+    switch operations.status(target) {
+    case .failure(let error) where error.code == Platform.noSuchFile:
+      if operations.isSymbolicLink(path) {
+        return .failure(Failure(reason: "it is a symbolic link to a file that does not exist"))
+      }
+      return replaceRegular(target, mode: nil, original: nil, with: contents)
+    case .failure(let error):
+      return .failure(Failure(reason: error.reason))
+    case .success(let status):
+      switch status.kind {
+      case .regular:
+        if unlessUnchanged, status.size == UInt64(contents.count),
+          case .success(let existing) = operations.read(target), existing == contents
+        {
+          return .success(())
+        }
+        return replaceRegular(target, mode: status.mode, original: nil, with: contents)
+      case .fifo, .characterDevice:
+        return writeInPlace(target, contents: contents)
+      case .directory:
+        return .failure(Failure(reason: "is a directory"))
+      case .other:
+        return .failure(
+          Failure(reason: "not a regular file, a named pipe or a character device"))
+      }
+    }
+  }
+
+  /// Writes to a named pipe or a character device without replacing it.
+  private func writeInPlace(_ path: [UInt8], contents: [UInt8]) -> Result<Void, Failure> {
+    let descriptor: Int32
+    switch operations.openForWriting(path) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): return .failure(Failure(reason: error.reason))
+    }
+    var failure = operations.write(contents, descriptor).map { PlatformError($0).reason }
+    if let error = operations.close(descriptor), failure == nil { failure = error.reason }
+    return failure.map { .failure(Failure(reason: $0)) } ?? .success(())
+  }
+
+  /// Renames a flushed temporary copy over `target`, with `mode` (nil: a new file, the
+  /// umask's), after checking that `target` still holds `original` if given.
+  private func replaceRegular(
+    _ target: [UInt8], mode: UInt32?, original: [UInt8]?, with contents: [UInt8]
+  ) -> Result<Void, Failure> {
     let temporary = Self.temporaryPath(for: target)
     let descriptor: Int32
-    switch operations.create(temporary, 0o600) {
+    switch operations.create(temporary, mode == nil ? 0o666 : 0o600) {
     case .success(let opened): descriptor = opened
     case .failure(let error):
       return .failure(Failure(reason: "cannot create a temporary file: " + error.reason))
     }
     var failure: String?
-    if let error = operations.setMode(descriptor, status.mode) {
+    if let mode, let error = operations.setMode(descriptor, mode) {
       failure = error.reason
     } else if let code = operations.write(contents, descriptor) {
       failure = PlatformError(code).reason
@@ -67,7 +138,7 @@ struct FileReplacement {
       failure = error.reason
     }
     if let error = operations.close(descriptor), failure == nil { failure = error.reason }
-    if failure == nil {
+    if failure == nil, let original {
       switch operations.read(target) {
       case .success(let now) where now != original:
         failure = "it changed while it was being formatted"

@@ -139,7 +139,8 @@ final class CommandContext {
   let readsProcessInput: Bool
   /// The command being run, as usage errors name it: `retry-policy storm`.
   var commandName = "retry-policy"
-  /// How `fmt` replaces files; tests inject failures.
+  /// How commands write files (`fmt`, `generate --output`, `storm --svg`); tests inject
+  /// failures.
   var fileReplacement = FileReplacement()
   private let readInput: () -> Result<Data, PlatformError>
   private var input: Result<Data, PlatformError>?

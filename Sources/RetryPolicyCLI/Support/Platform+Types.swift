@@ -28,6 +28,8 @@ extension Platform {
     var device: UInt64
     /// The inode number.
     var inode: UInt64
+    /// The size in bytes (of a regular file; 0 for most others).
+    var size: UInt64 = 0
   }
 }
 

@@ -48,6 +48,10 @@ enum Platform {
   static let noSpace: Int32 = ENOSPC
   /// The `errno` of a write to a closed descriptor.
   static let badDescriptor: Int32 = EBADF
+  /// The `errno` that stands for input past ``PolicyInput/sizeLimit`` (no read sets it).
+  static let fileTooLarge: Int32 = EFBIG
+  /// The `errno` of a path that does not exist.
+  static let noSuchFile: Int32 = ENOENT
 
   /// The process's arguments after the program name as the bytes the system gave, so that
   /// file names that are not UTF-8 can still be opened (`CommandLine.arguments` repairs them).
@@ -168,6 +172,28 @@ enum Platform {
     return descriptor >= 0 ? .success(descriptor) : .failure(PlatformError(errno))
   }
 
+  /// Opens an existing file for writing in place, neither creating nor truncating it: for
+  /// named pipes and character devices.
+  static func openForWriting(_ path: [UInt8]) -> Result<Int32, PlatformError> {
+    #if os(Windows)
+      let descriptor = path.withCString { _open($0, _O_WRONLY | _O_BINARY) }
+    #else
+      let descriptor = path.withCString { open($0, O_WRONLY) }
+    #endif
+    return descriptor >= 0 ? .success(descriptor) : .failure(PlatformError(errno))
+  }
+
+  /// Whether the path itself is a symbolic link (`lstat`).
+  static func isSymbolicLink(_ path: [UInt8]) -> Bool {
+    #if os(Windows)
+      return false
+    #else
+      var info = stat()
+      guard path.withCString({ lstat($0, &info) }) == 0 else { return false }
+      return info.st_mode & S_IFMT == S_IFLNK
+    #endif
+  }
+
   /// Creates a new file that must not exist yet, for writing, with the given mode.
   static func createExclusive(_ path: [UInt8], mode: UInt32) -> Result<Int32, PlatformError> {
     #if os(Windows)
@@ -264,7 +290,8 @@ enum Platform {
       FileStatus(
         kind: kind, mode: UInt32(info.st_mode) & 0o7777,
         device: UInt64(truncatingIfNeeded: info.st_dev),
-        inode: UInt64(truncatingIfNeeded: info.st_ino)))
+        inode: UInt64(truncatingIfNeeded: info.st_ino),
+        size: UInt64(truncatingIfNeeded: info.st_size)))
   }
 
   /// The names in a folder, as bytes, without `.` and `..`, unsorted.

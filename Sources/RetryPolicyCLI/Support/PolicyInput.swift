@@ -9,6 +9,14 @@ enum PolicyInput {
   static let standardInputName = "<stdin>"
   /// The extension of policy files.
   static let fileExtension = "retry"
+  /// The most bytes a command reads from one file, pipe, device or standard input: 64 MiB.
+  ///
+  /// It is the language server's limit on a message. Past it the command stops reading, says
+  /// `'FILE' is larger than 64 MiB` and exits 2; the text read so far is dropped, so memory
+  /// stays within the limit whatever the input's size (`/dev/zero` included).
+  static let sizeLimit = 64 << 20
+  /// ``sizeLimit`` as the messages write it.
+  static let sizeLimitText = "64 MiB"
 
   /// Why a path could not be read.
   struct ReadError: Error, Equatable {
@@ -17,8 +25,31 @@ enum PolicyInput {
     /// A lowercase phrase: `no such file or directory`.
     var reason: String
 
-    /// `cannot read 'PATH': REASON`.
-    var message: String { "cannot read '\(path)': \(reason)" }
+    /// `cannot read 'PATH': REASON`, or `'PATH' is larger than 64 MiB`.
+    var message: String {
+      isTooLarge
+        ? "'\(path)' is larger than \(PolicyInput.sizeLimitText)"
+        : "cannot read '\(path)': \(reason)"
+    }
+
+    /// Whether the file is past ``PolicyInput/sizeLimit``.
+    var isTooLarge: Bool { reason == PlatformError(Platform.fileTooLarge).reason }
+
+    init(path: String, reason: String) {
+      self.path = path
+      self.reason = reason
+    }
+
+    init(path: String, error: PlatformError) {
+      self.init(path: path, reason: error.reason)
+    }
+  }
+
+  /// `cannot read standard input: REASON`, or `standard input is larger than 64 MiB`.
+  static func standardInputMessage(_ error: PlatformError) -> String {
+    error.code == Platform.fileTooLarge
+      ? "standard input is larger than \(sizeLimitText)"
+      : "cannot read standard input: \(error.reason)"
   }
 
   /// A policy file to read: standard input, or a path as bytes.
@@ -109,12 +140,18 @@ enum PolicyInput {
     return 0
   }
 
-  /// Reads a descriptor to its end: files, pipes, terminals and devices alike.
-  static func readAll(_ descriptor: Int32) -> Result<Data, PlatformError> {
+  /// Reads a descriptor to its end: files, pipes, terminals and devices alike; past `limit`
+  /// bytes (``sizeLimit``) it stops with `EFBIG` (``Platform/fileTooLarge``), having held
+  /// at most `limit` bytes.
+  static func readAll(_ descriptor: Int32, limit: Int = sizeLimit) -> Result<Data, PlatformError> {
     var data = Data()
     while true {
       switch Platform.read(descriptor) {
-      case .bytes(let bytes): data.append(contentsOf: bytes)
+      case .bytes(let bytes):
+        guard bytes.count <= limit - data.count else {
+          return .failure(PlatformError(Platform.fileTooLarge))
+        }
+        data.append(contentsOf: bytes)
       case .end: return .success(data)
       case .interrupted: continue
       case .failure(let code): return .failure(PlatformError(code))
@@ -133,15 +170,27 @@ enum PolicyInput {
   /// Reads a policy file's bytes, as ``read(_:context:)`` does.
   static func readBytes(_ file: InputFile, context: CommandContext) -> Result<Data, ReadError> {
     guard let path = file.path else {
-      return context.standardInput().mapError { ReadError(path: file.name, reason: $0.reason) }
+      return context.standardInput().mapError { ReadError(path: file.name, error: $0) }
+    }
+    return readFile(path, name: file.name)
+  }
+
+  /// Reads a file by its path's bytes, at most ``sizeLimit`` of them; `name` names it in the
+  /// error.
+  static func readFile(_ path: [UInt8], name: String) -> Result<Data, ReadError> {
+    // A regular file past the limit is refused before a byte is read.
+    if case .success(let status) = Platform.status(path), status.kind == .regular,
+      status.size > UInt64(sizeLimit)
+    {
+      return .failure(ReadError(path: name, error: PlatformError(Platform.fileTooLarge)))
     }
     let descriptor: Int32
     switch Platform.openForReading(path) {
     case .success(let opened): descriptor = opened
-    case .failure(let error): return .failure(ReadError(path: file.name, reason: error.reason))
+    case .failure(let error): return .failure(ReadError(path: name, error: error))
     }
     defer { Platform.close(descriptor) }
-    return readAll(descriptor).mapError { ReadError(path: file.name, reason: $0.reason) }
+    return readAll(descriptor).mapError { ReadError(path: name, error: $0) }
   }
 
   /// Reads a file given by a path as bytes (`--file`), which may not be UTF-8.
@@ -285,7 +334,7 @@ enum PolicyInput {
       switch context.standardInputText() {
       case .success(let text): source = text
       case .failure(let error):
-        output.error("cannot read standard input: \(error.reason)")
+        output.error(standardInputMessage(error))
         return .exit(ExitStatus.usage)
       }
     } else {

@@ -46,9 +46,10 @@ struct History: Sendable, Hashable {
     return URL(fileURLWithPath: home).appendingPathComponent(".retry_policy_history").path
   }
 
-  /// Reads the history file; a missing or unreadable file is an empty history.
+  /// Reads the history file; a missing or unreadable file, or one past
+  /// ``PolicyInput/sizeLimit``, is an empty history.
   static func load(from path: String, limit: Int = History.defaultLimit) -> History {
-    guard let data = FileManager.default.contents(atPath: path) else {
+    guard case .success(let data) = PolicyInput.readFile(Array(path.utf8), name: path) else {
       return History(limit: limit)
     }
     let text = String(decoding: data, as: UTF8.self)
@@ -56,11 +57,11 @@ struct History: Sendable, Hashable {
     return History(entries: lines.suffix(max(0, limit)).map(String.init), limit: limit)
   }
 
-  /// Writes the history file, readable by its owner only; throws when it cannot be written.
+  /// Writes the history file, readable by its owner only, through the commands' one file
+  /// writer (a symbolic link stays a link); throws when it cannot be written.
   func save(to path: String) throws {
     let text = entries.map { $0 + "\n" }.joined()
-    let url = URL(fileURLWithPath: path)
-    try Data(text.utf8).write(to: url, options: .atomic)
+    try FileReplacement().write(Array(path.utf8), contents: Array(text.utf8)).get()
     try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
   }
 }

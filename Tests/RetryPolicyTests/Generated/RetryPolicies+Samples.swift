@@ -7,10 +7,10 @@ import RetryPolicy
 /// The retry policies of this target's `.retry` files, compiled at build time.
 enum RetryPolicies {
   /// The policy `query` of database-reconnect.retry, line 12.
-  static let query: CompiledPolicy = CompiledPolicy(
+  static let query: RetryPolicy.CompiledPolicy = .init(
     name: "query",
     rules: [
-      RetryRule(
+      .init(
         behavior: .linear(maxCount: 8, initial: .milliseconds(200), increment: .milliseconds(300)),
         errorClasses: ["connectionLost"],
         excludedClasses: [],
@@ -19,7 +19,7 @@ enum RetryPolicies {
         hook: "reconnect",
         honorsRetryAfter: false
       ),
-      RetryRule(
+      .init(
         behavior: .linear(maxCount: 3, initial: .milliseconds(10), increment: .milliseconds(20)),
         errorClasses: ["serializationFailure", "deadlockDetected"],
         excludedClasses: [],
@@ -36,10 +36,10 @@ enum RetryPolicies {
   )
 
   /// The policy `startup` of database-reconnect.retry, line 25.
-  static let startup: CompiledPolicy = CompiledPolicy(
+  static let startup: RetryPolicy.CompiledPolicy = .init(
     name: "startup",
     rules: [
-      RetryRule(
+      .init(
         behavior: .linear(maxCount: nil, initial: .milliseconds(500), increment: .milliseconds(500)),
         errorClasses: ["connectionRefused", "connectionLost", "timeout"],
         excludedClasses: [],
@@ -56,10 +56,10 @@ enum RetryPolicies {
   )
 
   /// The policy `migration` of database-reconnect.retry, line 28.
-  static let migration: CompiledPolicy = CompiledPolicy(
+  static let migration: RetryPolicy.CompiledPolicy = .init(
     name: "migration",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 0),
         errorClasses: [],
         excludedClasses: [],
@@ -76,10 +76,10 @@ enum RetryPolicies {
   )
 
   /// The policy `replicaRead` of database-reconnect.retry, line 32.
-  static let replicaRead: CompiledPolicy = CompiledPolicy(
+  static let replicaRead: RetryPolicy.CompiledPolicy = .init(
     name: "replicaRead",
     rules: [
-      RetryRule(
+      .init(
         behavior: .linear(maxCount: 2, initial: .milliseconds(50), increment: .milliseconds(50)),
         errorClasses: ["connectionLost", "connectionRefused"],
         excludedClasses: [],
@@ -96,10 +96,10 @@ enum RetryPolicies {
   )
 
   /// The policy `lookup` of grpc-client.retry, line 8.
-  static let lookup: CompiledPolicy = CompiledPolicy(
+  static let lookup: RetryPolicy.CompiledPolicy = .init(
     name: "lookup",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 3, initial: .milliseconds(100), multiplier: 2.0),
         errorClasses: ["unavailable"],
         excludedClasses: [],
@@ -116,10 +116,10 @@ enum RetryPolicies {
   )
 
   /// The policy `ledgerWrite` of grpc-client.retry, line 11.
-  static let ledgerWrite: CompiledPolicy = CompiledPolicy(
+  static let ledgerWrite: RetryPolicy.CompiledPolicy = .init(
     name: "ledgerWrite",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 4, initial: .milliseconds(200), multiplier: 1.5),
         errorClasses: ["unavailable", "resourceExhausted"],
         excludedClasses: [],
@@ -136,10 +136,10 @@ enum RetryPolicies {
   )
 
   /// The policy `quote` of grpc-client.retry, line 14.
-  static let quote: CompiledPolicy = CompiledPolicy(
+  static let quote: RetryPolicy.CompiledPolicy = .init(
     name: "quote",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 2),
         errorClasses: ["unavailable"],
         excludedClasses: [],
@@ -152,14 +152,14 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: HedgePolicy(count: 2, delay: .milliseconds(50))
+    hedge: .init(count: 2, delay: .milliseconds(50))
   )
 
   /// The policy `reads` of http-api-client.retry, line 16.
-  static let reads: CompiledPolicy = CompiledPolicy(
+  static let reads: RetryPolicy.CompiledPolicy = .init(
     name: "reads",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 3, initial: .seconds(1), multiplier: 2.0),
         errorClasses: ["429"],
         excludedClasses: [],
@@ -168,7 +168,7 @@ enum RetryPolicies {
         hook: nil,
         honorsRetryAfter: true
       ),
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 4, initial: .milliseconds(200), multiplier: 2.0),
         errorClasses: ["5xx", "transient", "timeout"],
         excludedClasses: ["501", "505"],
@@ -185,10 +185,10 @@ enum RetryPolicies {
   )
 
   /// The policy `unsafeWrites` of http-api-client.retry, line 30.
-  static let unsafeWrites: CompiledPolicy = CompiledPolicy(
+  static let unsafeWrites: RetryPolicy.CompiledPolicy = .init(
     name: "unsafeWrites",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 0),
         errorClasses: [],
         excludedClasses: [],
@@ -205,10 +205,10 @@ enum RetryPolicies {
   )
 
   /// The policy `idempotentWrites` of http-api-client.retry, line 34.
-  static let idempotentWrites: CompiledPolicy = CompiledPolicy(
+  static let idempotentWrites: RetryPolicy.CompiledPolicy = .init(
     name: "idempotentWrites",
     rules: [
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 3, delay: .seconds(2)),
         errorClasses: ["429"],
         excludedClasses: [],
@@ -217,7 +217,7 @@ enum RetryPolicies {
         hook: nil,
         honorsRetryAfter: true
       ),
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 3, initial: .milliseconds(500), multiplier: 1.5),
         errorClasses: ["5xx", "transient", "timeout"],
         excludedClasses: ["501"],
@@ -234,10 +234,10 @@ enum RetryPolicies {
   )
 
   /// The policy `downloads` of http-api-client.retry, line 43.
-  static let downloads: CompiledPolicy = CompiledPolicy(
+  static let downloads: RetryPolicy.CompiledPolicy = .init(
     name: "downloads",
     rules: [
-      RetryRule(
+      .init(
         behavior: .linear(maxCount: 6, initial: .seconds(1), increment: .seconds(1)),
         errorClasses: ["networkConnectionLost", "timedOut", "5xx", "timeout"],
         excludedClasses: [],
@@ -254,10 +254,10 @@ enum RetryPolicies {
   )
 
   /// The policy `healthCheck` of http-api-client.retry, line 50.
-  static let healthCheck: CompiledPolicy = CompiledPolicy(
+  static let healthCheck: RetryPolicy.CompiledPolicy = .init(
     name: "healthCheck",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 0),
         errorClasses: [],
         excludedClasses: [],
@@ -274,10 +274,10 @@ enum RetryPolicies {
   )
 
   /// The policy `authenticated` of login-token-refresh.retry, line 13.
-  static let authenticated: CompiledPolicy = CompiledPolicy(
+  static let authenticated: RetryPolicy.CompiledPolicy = .init(
     name: "authenticated",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 1),
         errorClasses: ["unauthorized"],
         excludedClasses: [],
@@ -286,7 +286,7 @@ enum RetryPolicies {
         hook: "refreshToken",
         honorsRetryAfter: false
       ),
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 4, initial: .milliseconds(500), multiplier: 2.0),
         errorClasses: ["serverError", "URLError", "timeout"],
         excludedClasses: [],
@@ -303,10 +303,10 @@ enum RetryPolicies {
   )
 
   /// The policy `tokenRefresh` of login-token-refresh.retry, line 25.
-  static let tokenRefresh: CompiledPolicy = CompiledPolicy(
+  static let tokenRefresh: RetryPolicy.CompiledPolicy = .init(
     name: "tokenRefresh",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 2, initial: .milliseconds(300), multiplier: 2.0),
         errorClasses: ["serverError", "URLError", "timeout"],
         excludedClasses: [],
@@ -323,10 +323,10 @@ enum RetryPolicies {
   )
 
   /// The policy `signIn` of login-token-refresh.retry, line 29.
-  static let signIn: CompiledPolicy = CompiledPolicy(
+  static let signIn: RetryPolicy.CompiledPolicy = .init(
     name: "signIn",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 2, initial: .seconds(1), multiplier: 2.0),
         errorClasses: [],
         excludedClasses: ["invalidCredentials", "accountLocked"],
@@ -343,10 +343,10 @@ enum RetryPolicies {
   )
 
   /// The policy `webSession` of login-token-refresh.retry, line 33.
-  static let webSession: CompiledPolicy = CompiledPolicy(
+  static let webSession: RetryPolicy.CompiledPolicy = .init(
     name: "webSession",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 1),
         errorClasses: ["unauthorized"],
         excludedClasses: [],
@@ -355,7 +355,7 @@ enum RetryPolicies {
         hook: "rotateSession",
         honorsRetryAfter: false
       ),
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 3, delay: .seconds(2)),
         errorClasses: ["serverError"],
         excludedClasses: [],
@@ -372,10 +372,10 @@ enum RetryPolicies {
   )
 
   /// The policy `screenLoad` of mobile-app.retry, line 12.
-  static let screenLoad: CompiledPolicy = CompiledPolicy(
+  static let screenLoad: RetryPolicy.CompiledPolicy = .init(
     name: "screenLoad",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 2, initial: .milliseconds(300), multiplier: 2.0),
         errorClasses: ["URLError", "timeout"],
         excludedClasses: [],
@@ -384,7 +384,7 @@ enum RetryPolicies {
         hook: nil,
         honorsRetryAfter: false
       ),
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 1, delay: .seconds(1)),
         errorClasses: ["serverError"],
         excludedClasses: [],
@@ -401,10 +401,10 @@ enum RetryPolicies {
   )
 
   /// The policy `pullToRefresh` of mobile-app.retry, line 21.
-  static let pullToRefresh: CompiledPolicy = CompiledPolicy(
+  static let pullToRefresh: RetryPolicy.CompiledPolicy = .init(
     name: "pullToRefresh",
     rules: [
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 1, delay: .milliseconds(500)),
         errorClasses: ["URLError", "serverError", "timeout"],
         excludedClasses: [],
@@ -421,10 +421,10 @@ enum RetryPolicies {
   )
 
   /// The policy `thumbnail` of mobile-app.retry, line 24.
-  static let thumbnail: CompiledPolicy = CompiledPolicy(
+  static let thumbnail: RetryPolicy.CompiledPolicy = .init(
     name: "thumbnail",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 1, initial: .milliseconds(250), multiplier: 2.0),
         errorClasses: ["URLError"],
         excludedClasses: [],
@@ -441,10 +441,10 @@ enum RetryPolicies {
   )
 
   /// The policy `backgroundSync` of mobile-app.retry, line 27.
-  static let backgroundSync: CompiledPolicy = CompiledPolicy(
+  static let backgroundSync: RetryPolicy.CompiledPolicy = .init(
     name: "backgroundSync",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 3, initial: .seconds(2), multiplier: 2.0),
         errorClasses: ["URLError", "serverError", "timeout"],
         excludedClasses: [],
@@ -461,10 +461,10 @@ enum RetryPolicies {
   )
 
   /// The policy `analytics` of mobile-app.retry, line 35.
-  static let analytics: CompiledPolicy = CompiledPolicy(
+  static let analytics: RetryPolicy.CompiledPolicy = .init(
     name: "analytics",
     rules: [
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 1, delay: .seconds(5)),
         errorClasses: ["URLError"],
         excludedClasses: [],
@@ -481,10 +481,10 @@ enum RetryPolicies {
   )
 
   /// The policy `handleMessage` of queue-consumer.retry, line 17.
-  static let handleMessage: CompiledPolicy = CompiledPolicy(
+  static let handleMessage: RetryPolicy.CompiledPolicy = .init(
     name: "handleMessage",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: nil, initial: .seconds(1), multiplier: 2.0),
         errorClasses: [],
         excludedClasses: ["DecodingError", "validationFailed"],
@@ -501,10 +501,10 @@ enum RetryPolicies {
   )
 
   /// The policy `pollBroker` of queue-consumer.retry, line 26.
-  static let pollBroker: CompiledPolicy = CompiledPolicy(
+  static let pollBroker: RetryPolicy.CompiledPolicy = .init(
     name: "pollBroker",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: nil, initial: .milliseconds(500), multiplier: 2.0),
         errorClasses: ["brokerUnavailable", "URLError", "timeout"],
         excludedClasses: [],
@@ -521,10 +521,10 @@ enum RetryPolicies {
   )
 
   /// The policy `acknowledge` of queue-consumer.retry, line 30.
-  static let acknowledge: CompiledPolicy = CompiledPolicy(
+  static let acknowledge: RetryPolicy.CompiledPolicy = .init(
     name: "acknowledge",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 5, initial: .milliseconds(100), multiplier: 2.0),
         errorClasses: ["brokerUnavailable", "timeout"],
         excludedClasses: [],
@@ -541,10 +541,10 @@ enum RetryPolicies {
   )
 
   /// The policy `partnerCall` of queue-consumer.retry, line 34.
-  static let partnerCall: CompiledPolicy = CompiledPolicy(
+  static let partnerCall: RetryPolicy.CompiledPolicy = .init(
     name: "partnerCall",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 5, initial: .seconds(2), multiplier: 2.0),
         errorClasses: ["throttled"],
         excludedClasses: [],
@@ -553,7 +553,7 @@ enum RetryPolicies {
         hook: nil,
         honorsRetryAfter: true
       ),
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 3, initial: .seconds(1), multiplier: 2.0),
         errorClasses: ["serverError", "timeout"],
         excludedClasses: [],
@@ -570,10 +570,10 @@ enum RetryPolicies {
   )
 
   /// The policy `deadLetter` of queue-consumer.retry, line 44.
-  static let deadLetter: CompiledPolicy = CompiledPolicy(
+  static let deadLetter: RetryPolicy.CompiledPolicy = .init(
     name: "deadLetter",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 10, initial: .milliseconds(200), multiplier: 1.5),
         errorClasses: [],
         excludedClasses: [],
@@ -590,10 +590,10 @@ enum RetryPolicies {
   )
 
   /// The policy `deliver` of webhook-delivery.retry, line 15.
-  static let deliver: CompiledPolicy = CompiledPolicy(
+  static let deliver: RetryPolicy.CompiledPolicy = .init(
     name: "deliver",
     rules: [
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 5, delay: .seconds(60)),
         errorClasses: ["tooManyRequests"],
         excludedClasses: [],
@@ -602,7 +602,7 @@ enum RetryPolicies {
         hook: nil,
         honorsRetryAfter: true
       ),
-      RetryRule(
+      .init(
         behavior: .customTimerDelayed(maxCount: 10, delays: [.seconds(60), .seconds(300), .seconds(1800), .seconds(7200), .seconds(18000), .seconds(36000)]),
         errorClasses: ["serverError", "URLError", "timeout"],
         excludedClasses: [],
@@ -619,10 +619,10 @@ enum RetryPolicies {
   )
 
   /// The policy `testEvent` of webhook-delivery.retry, line 24.
-  static let testEvent: CompiledPolicy = CompiledPolicy(
+  static let testEvent: RetryPolicy.CompiledPolicy = .init(
     name: "testEvent",
     rules: [
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 1, delay: .seconds(2)),
         errorClasses: ["serverError", "URLError", "timeout"],
         excludedClasses: [],
@@ -639,10 +639,10 @@ enum RetryPolicies {
   )
 
   /// The policy `manualRedelivery` of webhook-delivery.retry, line 28.
-  static let manualRedelivery: CompiledPolicy = CompiledPolicy(
+  static let manualRedelivery: RetryPolicy.CompiledPolicy = .init(
     name: "manualRedelivery",
     rules: [
-      RetryRule(
+      .init(
         behavior: .customTimerDelayed(maxCount: 3, delays: [.seconds(10), .seconds(60), .seconds(300)]),
         errorClasses: ["serverError", "URLError", "timeout"],
         excludedClasses: [],
@@ -659,10 +659,10 @@ enum RetryPolicies {
   )
 
   /// The policy `hooked` of generator.retry, line 4.
-  static let hooked: CompiledPolicy = CompiledPolicy(
+  static let hooked: RetryPolicy.CompiledPolicy = .init(
     name: "hooked",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 1),
         errorClasses: ["unauthorized"],
         excludedClasses: [],
@@ -671,7 +671,7 @@ enum RetryPolicies {
         hook: "refreshToken",
         honorsRetryAfter: false
       ),
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 2, delay: .seconds(1)),
         errorClasses: ["serverError", "timeout"],
         excludedClasses: ["notFound"],
@@ -688,10 +688,10 @@ enum RetryPolicies {
   )
 
   /// The policy `default` of generator.retry, line 9.
-  static let `default`: CompiledPolicy = CompiledPolicy(
+  static let `default`: RetryPolicy.CompiledPolicy = .init(
     name: "default",
     rules: [
-      RetryRule(
+      .init(
         behavior: .delayed(maxCount: 2, delay: .milliseconds(5)),
         errorClasses: [],
         excludedClasses: [],
@@ -708,10 +708,10 @@ enum RetryPolicies {
   )
 
   /// The policy `fractions` of generator.retry, line 11.
-  static let fractions: CompiledPolicy = CompiledPolicy(
+  static let fractions: RetryPolicy.CompiledPolicy = .init(
     name: "fractions",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 4, initial: .milliseconds(1500), multiplier: 1.25),
         errorClasses: [],
         excludedClasses: [],
@@ -728,10 +728,10 @@ enum RetryPolicies {
   )
 
   /// The policy `schedule` of generator.retry, line 13.
-  static let schedule: CompiledPolicy = CompiledPolicy(
+  static let schedule: RetryPolicy.CompiledPolicy = .init(
     name: "schedule",
     rules: [
-      RetryRule(
+      .init(
         behavior: .customTimerDelayed(maxCount: nil, delays: [.milliseconds(250), .milliseconds(1500), .seconds(120)]),
         errorClasses: [],
         excludedClasses: [],
@@ -748,10 +748,10 @@ enum RetryPolicies {
   )
 
   /// The policy `linear` of generator.retry, line 15.
-  static let linear: CompiledPolicy = CompiledPolicy(
+  static let linear: RetryPolicy.CompiledPolicy = .init(
     name: "linear",
     rules: [
-      RetryRule(
+      .init(
         behavior: .linear(maxCount: 3, initial: .milliseconds(100), increment: .milliseconds(50)),
         errorClasses: [],
         excludedClasses: [],
@@ -768,10 +768,10 @@ enum RetryPolicies {
   )
 
   /// The policy `in` of generator.retry, line 17.
-  static let `in`: CompiledPolicy = CompiledPolicy(
+  static let `in`: RetryPolicy.CompiledPolicy = .init(
     name: "in",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 1, initial: .milliseconds(1), multiplier: 2.0),
         errorClasses: [],
         excludedClasses: [],
@@ -788,10 +788,10 @@ enum RetryPolicies {
   )
 
   /// The policy `hedged` of generator.retry, line 19.
-  static let hedged: CompiledPolicy = CompiledPolicy(
+  static let hedged: RetryPolicy.CompiledPolicy = .init(
     name: "hedged",
     rules: [
-      RetryRule(
+      .init(
         behavior: .immediate(maxCount: 2),
         errorClasses: ["unavailable"],
         excludedClasses: [],
@@ -804,14 +804,14 @@ enum RetryPolicies {
     deadline: .seconds(2),
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: HedgePolicy(count: 2, delay: .milliseconds(50))
+    hedge: .init(count: 2, delay: .milliseconds(50))
   )
 
   /// The policy `http` of generator.retry, line 21.
-  static let http: CompiledPolicy = CompiledPolicy(
+  static let http: RetryPolicy.CompiledPolicy = .init(
     name: "http",
     rules: [
-      RetryRule(
+      .init(
         behavior: .exponential(maxCount: 3, initial: .seconds(1), multiplier: 2.0),
         errorClasses: ["5xx", "429", "transient"],
         excludedClasses: ["501"],
@@ -836,14 +836,14 @@ extension RetryPolicies {
   /// error and the attempt that failed. The hooks replace any of the same name in
   /// `environment`.
   static func query<Success>(
-    reconnect hook0: @escaping @Sendable (RetryHookContext) async throws -> Void,
-    in environment: RetryEnvironment = RetryEnvironment(),
-    isolation: isolated (any Actor)? = #isolation,
+    reconnect hook0: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+    in environment: RetryPolicy.RetryEnvironment = .init(),
+    isolation: isolated (any Swift.Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var environment = environment
     environment.hooks["reconnect"] = hook0
-    return try await RetryPolicies.query.run(
+    return try await self.query.run(
       in: environment, isolation: isolation, operation)
   }
 }
@@ -856,14 +856,14 @@ extension RetryPolicies {
   /// error and the attempt that failed. The hooks replace any of the same name in
   /// `environment`.
   static func replicaRead<Success>(
-    reconnect hook0: @escaping @Sendable (RetryHookContext) async throws -> Void,
-    in environment: RetryEnvironment = RetryEnvironment(),
-    isolation: isolated (any Actor)? = #isolation,
+    reconnect hook0: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+    in environment: RetryPolicy.RetryEnvironment = .init(),
+    isolation: isolated (any Swift.Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var environment = environment
     environment.hooks["reconnect"] = hook0
-    return try await RetryPolicies.replicaRead.run(
+    return try await self.replicaRead.run(
       in: environment, isolation: isolation, operation)
   }
 }
@@ -876,14 +876,14 @@ extension RetryPolicies {
   /// error and the attempt that failed. The hooks replace any of the same name in
   /// `environment`.
   static func authenticated<Success>(
-    refreshToken hook0: @escaping @Sendable (RetryHookContext) async throws -> Void,
-    in environment: RetryEnvironment = RetryEnvironment(),
-    isolation: isolated (any Actor)? = #isolation,
+    refreshToken hook0: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+    in environment: RetryPolicy.RetryEnvironment = .init(),
+    isolation: isolated (any Swift.Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var environment = environment
     environment.hooks["refreshToken"] = hook0
-    return try await RetryPolicies.authenticated.run(
+    return try await self.authenticated.run(
       in: environment, isolation: isolation, operation)
   }
 }
@@ -896,14 +896,14 @@ extension RetryPolicies {
   /// error and the attempt that failed. The hooks replace any of the same name in
   /// `environment`.
   static func webSession<Success>(
-    rotateSession hook0: @escaping @Sendable (RetryHookContext) async throws -> Void,
-    in environment: RetryEnvironment = RetryEnvironment(),
-    isolation: isolated (any Actor)? = #isolation,
+    rotateSession hook0: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+    in environment: RetryPolicy.RetryEnvironment = .init(),
+    isolation: isolated (any Swift.Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var environment = environment
     environment.hooks["rotateSession"] = hook0
-    return try await RetryPolicies.webSession.run(
+    return try await self.webSession.run(
       in: environment, isolation: isolation, operation)
   }
 }
@@ -916,16 +916,16 @@ extension RetryPolicies {
   /// error and the attempt that failed. The hooks replace any of the same name in
   /// `environment`.
   static func hooked<Success>(
-    refreshToken hook0: @escaping @Sendable (RetryHookContext) async throws -> Void,
-    reconnect hook1: @escaping @Sendable (RetryHookContext) async throws -> Void,
-    in environment: RetryEnvironment = RetryEnvironment(),
-    isolation: isolated (any Actor)? = #isolation,
+    refreshToken hook0: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+    reconnect hook1: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+    in environment: RetryPolicy.RetryEnvironment = .init(),
+    isolation: isolated (any Swift.Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var environment = environment
     environment.hooks["refreshToken"] = hook0
     environment.hooks["reconnect"] = hook1
-    return try await RetryPolicies.hooked.run(
+    return try await self.hooked.run(
       in: environment, isolation: isolation, operation)
   }
 }
@@ -938,14 +938,14 @@ extension RetryPolicies {
   /// error and the attempt that failed. The hooks replace any of the same name in
   /// `environment`.
   static func `in`<Success>(
-    isolation hook0: @escaping @Sendable (RetryHookContext) async throws -> Void,
-    in environment: RetryEnvironment = RetryEnvironment(),
-    isolation: isolated (any Actor)? = #isolation,
+    isolation hook0: @escaping @Sendable (RetryPolicy.RetryHookContext) async throws -> Void,
+    in environment: RetryPolicy.RetryEnvironment = .init(),
+    isolation: isolated (any Swift.Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var environment = environment
     environment.hooks["isolation"] = hook0
-    return try await RetryPolicies.`in`.run(
+    return try await self.`in`.run(
       in: environment, isolation: isolation, operation)
   }
 }

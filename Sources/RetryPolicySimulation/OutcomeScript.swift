@@ -20,11 +20,11 @@ import RetryPolicy
 ///
 /// When the script runs out, its last outcome repeats: `--outcomes serverError` fails every
 /// attempt. Durations are written as in policies: `250ms`, `1.5s`, `2m`, `1h`.
-struct OutcomeScript: Sendable, Equatable {
+package struct OutcomeScript: Sendable, Equatable {
   /// What one attempt does.
-  struct Outcome: Sendable, Equatable {
+  package struct Outcome: Sendable, Equatable {
     /// How the attempt ends.
-    enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
       /// It returns a value.
       case success
       /// It throws `CancellationError`.
@@ -34,14 +34,21 @@ struct OutcomeScript: Sendable, Equatable {
     }
 
     /// How the attempt ends.
-    var kind: Kind
+    package var kind: Kind
     /// The Retry-After the error carries (`@D`).
-    var retryAfter: Duration?
+    package var retryAfter: Duration?
     /// The virtual time the attempt takes (`~D`).
-    var duration: Duration?
+    package var duration: Duration?
+
+    /// Creates the outcome `kind`, with a Retry-After and a duration if given.
+    package init(kind: Kind, retryAfter: Duration? = nil, duration: Duration? = nil) {
+      self.kind = kind
+      self.retryAfter = retryAfter
+      self.duration = duration
+    }
 
     /// The outcome as the script writes it, without the count: `serverError@5s`.
-    var text: String {
+    package var text: String {
       var text: String
       switch kind {
       case .success: text = "ok"
@@ -54,29 +61,29 @@ struct OutcomeScript: Sendable, Equatable {
     }
 
     /// The error class the attempt fails with, if it fails with one.
-    var errorClass: String? {
+    package var errorClass: String? {
       if case .failure(let name) = kind { return name }
       return nil
     }
   }
 
   /// The outcomes and how many times each happens in a row.
-  var steps: [(outcome: Outcome, count: Int)]
+  package var steps: [(outcome: Outcome, count: Int)]
 
   /// The most times one outcome may repeat (`*N`).
-  static let maximumCount = 1_000_000
+  package static let maximumCount = 1_000_000
 
-  static func == (lhs: OutcomeScript, rhs: OutcomeScript) -> Bool {
+  package static func == (lhs: OutcomeScript, rhs: OutcomeScript) -> Bool {
     lhs.steps.elementsEqual(rhs.steps) { $0.outcome == $1.outcome && $0.count == $1.count }
   }
 
   /// A script from its parts.
-  init(steps: [(outcome: Outcome, count: Int)]) {
+  package init(steps: [(outcome: Outcome, count: Int)]) {
     self.steps = steps
   }
 
   /// What attempt `attempt` (counted from 1) does; past the end, the last outcome repeats.
-  func outcome(forAttempt attempt: Int) -> Outcome {
+  package func outcome(forAttempt attempt: Int) -> Outcome {
     var remaining = attempt
     for step in steps {
       if remaining <= step.count { return step.outcome }
@@ -86,32 +93,33 @@ struct OutcomeScript: Sendable, Equatable {
   }
 
   /// The script as written back: `serverError*2, ok`.
-  var text: String {
+  package var text: String {
     steps.map { $0.outcome.text + ($0.count == 1 ? "" : "*\($0.count)") }
       .joined(separator: ", ")
   }
 
   /// Reads the `--outcomes` text; the error message names the bad part.
-  static func parse(_ text: String) throws(UsageError) -> OutcomeScript {
+  package static func parse(_ text: String) throws(OutcomeScriptError) -> OutcomeScript {
     var steps: [(outcome: Outcome, count: Int)] = []
     for rawItem in text.split(separator: ",", omittingEmptySubsequences: false) {
       let item = rawItem.trimmingBlanks()
       guard !item.isEmpty else {
-        throw .other("empty outcome in '--outcomes \(text)'")
+        throw OutcomeScriptError("empty outcome in '--outcomes \(text)'")
       }
       steps.append(try parseItem(item))
     }
     return OutcomeScript(steps: steps)
   }
 
-  private static func parseItem(_ item: Substring) throws(UsageError) -> (Outcome, Int) {
+  private static func parseItem(_ item: Substring) throws(OutcomeScriptError) -> (Outcome, Int) {
     var rest = item[...]
     let name = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     rest = rest.dropFirst(name.count)
     // A name, or an HTTP status (`503`), whose error matches `503`, `5xx` and `transient`.
     let isStatus = name.count == 3 && name.allSatisfy(\.isNumber)
     guard let first = name.first, first.isLetter || first == "_" || isStatus else {
-      throw .other("invalid outcome '\(item)'; expected 'ok', 'cancel' or an error class name")
+      throw OutcomeScriptError(
+        "invalid outcome '\(item)'; expected 'ok', 'cancel' or an error class name")
     }
     var outcome: Outcome
     switch name {
@@ -128,31 +136,31 @@ struct OutcomeScript: Sendable, Equatable {
       switch marker {
       case "*":
         guard count == nil, let value = Int(argument), value >= 1, value <= maximumCount else {
-          throw .other(
+          throw OutcomeScriptError(
             "invalid count '\(argument)' in outcome '\(item)'; expected a whole number from 1 to \(maximumCount)"
           )
         }
         count = value
       case "@", "~":
         guard let duration = parseDuration(argument) else {
-          throw .other(
+          throw OutcomeScriptError(
             "invalid duration '\(argument)' in outcome '\(item)'; write one of at most '10000h',"
               + " such as '250ms', '1.5s' or '2m'"
           )
         }
         if marker == "@" {
           guard outcome.errorClass != nil, outcome.retryAfter == nil else {
-            throw .other("'@' (retry-after) goes once on a failing outcome: '\(item)'")
+            throw OutcomeScriptError("'@' (retry-after) goes once on a failing outcome: '\(item)'")
           }
           outcome.retryAfter = duration
         } else {
           guard outcome.duration == nil else {
-            throw .other("'~' (attempt duration) given twice in '\(item)'")
+            throw OutcomeScriptError("'~' (attempt duration) given twice in '\(item)'")
           }
           outcome.duration = duration
         }
       default:
-        throw .other("unexpected '\(marker)' in outcome '\(item)'")
+        throw OutcomeScriptError("unexpected '\(marker)' in outcome '\(item)'")
       }
     }
     return (outcome, count ?? 1)
@@ -160,7 +168,7 @@ struct OutcomeScript: Sendable, Equatable {
 
   /// `250ms`, `1.5s`, `2m`, `1h`: a number and a unit, as in policies; at most `10000h`, the
   /// longest duration a policy takes.
-  static func parseDuration(_ text: Substring) -> Duration? {
+  package static func parseDuration(_ text: Substring) -> Duration? {
     let units: [(suffix: String, seconds: Double)] = [
       ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600),
     ]
@@ -174,6 +182,17 @@ struct OutcomeScript: Sendable, Equatable {
       return .saturating(seconds: seconds)
     }
     return nil
+  }
+}
+
+/// Why an `--outcomes` text does not read: the message names the bad part.
+package struct OutcomeScriptError: Error, Equatable, Sendable {
+  /// The message, such as `invalid outcome '!'; expected …`.
+  package var message: String
+
+  /// Creates the error with its message.
+  package init(_ message: String) {
+    self.message = message
   }
 }
 

@@ -1,3 +1,5 @@
+import RetryPolicy
+
 /// A virtual clock whose sleeps return at once, moving ``now`` to their deadline.
 ///
 /// Code that waits on it runs as fast as it can compute while its clock reads the times it
@@ -8,8 +10,36 @@
 ///     _ = try? await policy.run(in: RetryEnvironment(clock: clock)) { throw APIError.serverError }
 ///     print(clock.now)   // the total of the delays
 public final class ImmediateClock: Clock, Sendable {
-  /// A point in the clock's time: the time since the clock was created.
-  public typealias Instant = ManualClock.Instant
+  /// A point in a virtual clock's time: the time since the clock was created.
+  public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The time since the clock's start.
+    public var offset: Duration
+
+    /// Creates the instant `offset` after the clock's start.
+    public init(offset: Duration) {
+      self.offset = offset
+    }
+
+    /// The instant `duration` later (earlier when negative), stopping at about ±36 million
+    /// years instead of overflowing.
+    public func advanced(by duration: Duration) -> Instant {
+      Instant(offset: offset.addingClamped(duration))
+    }
+
+    /// The time from this instant to `other`.
+    public func duration(to other: Instant) -> Duration {
+      other.offset.subtractingClamped(offset)
+    }
+
+    /// Whether `lhs` comes before `rhs`.
+    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+      // As `Int128` attoseconds, which inline, unlike `Duration`'s `<`.
+      lhs.offset.attoseconds < rhs.offset.attoseconds
+    }
+
+    /// The offset, such as `2.5 seconds`.
+    public var description: String { offset.description }
+  }
 
   private let current = Locked(Instant(offset: .zero))
 

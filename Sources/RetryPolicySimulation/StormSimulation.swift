@@ -37,6 +37,7 @@ package struct StormSimulation: Sendable {
   package func run(_ policy: CompiledPolicy) throws(StormSimulationError) -> StormResult {
     // Concurrent attempts would need their own model of load; none is better than a wrong one.
     guard policy.hedge == nil else { throw .hedgingNotSimulated }
+    try scenario.check()
     var engine = StormEngine(scenario: scenario, policy: policy)
     try engine.run()
     return engine.result()
@@ -68,7 +69,11 @@ private struct StormEngine {
   var backlog = 0.0
   var backlogTime: Int64 = 0
   var latencies = LatencyHistogram()
-  var tenths: [Int] = []
+  /// The 100 ms period of the latest attempt, its attempts, and the most of any period
+  /// before it: attempts start in order of time, so one counter does.
+  var tenth: Int64 = -1
+  var tenthAttempts = 0
+  var peakTenthAttempts = 0
   var stats: StormResult
   /// Whether the policy has neither `within` nor a budget: its first attempts need no run.
   let isFastPath: Bool
@@ -91,8 +96,7 @@ private struct StormEngine {
     self.stats = StormResult(policy: policy)
     self.isFastPath = policy.deadline == nil && policy.budgetRatio == nil
     let seconds = Int((scenario.duration + 999_999_999) / 1_000_000_000)
-    stats.seconds = Array(repeating: StormResult.Second(), count: seconds)
-    tenths = Array(repeating: 0, count: seconds * 10)
+    stats.seconds = StormResult.Seconds(count: seconds)
   }
 
   /// A duration in whole nanoseconds, clamped to a century.
@@ -110,7 +114,7 @@ private struct StormEngine {
     var index: UInt64 = 0
     // Requests keep arriving for a while after the duration, uncounted, so that the last
     // seconds' requests meet the load they would meet, not an emptying backend.
-    let tailEnd = scenario.duration &+ min(scenario.duration / 4, 30_000_000_000)
+    let tailEnd = scenario.arrivalEnd
     while true {
       if nextArrival < tailEnd, events.top.map({ nextArrival <= $0.time }) ?? true {
         let now = nextArrival
@@ -131,7 +135,7 @@ private struct StormEngine {
     if isCounted {
       stats.offered += 1
       if scenario.isInOutage(now) { stats.outageOffered += 1 }
-      stats.seconds[Int(now / 1_000_000_000)].offered += 1
+      stats.seconds.updateLatest(Int(now / 1_000_000_000)) { $0.offered += 1 }
     }
     // As `run` does: without `within` or a budget, the first attempt is a plain call, and a
     // run is made only when it fails, having made 1 attempt; otherwise the run starts first.
@@ -177,7 +181,7 @@ private struct StormEngine {
       if arrival < scenario.duration {
         stats.succeeded += 1
         latencies.record(now - arrival)
-        stats.seconds[Int(arrival / 1_000_000_000)].succeeded += 1
+        stats.seconds.update(Int(arrival / 1_000_000_000)) { $0.succeeded += 1 }
       }
       if slot >= 0 { freeSlots.append(slot) }
     case .serverError, .timedOut:
@@ -224,8 +228,14 @@ private struct StormEngine {
       throw .tooManyAttempts(limit: scenario.attemptLimit)
     }
     if now < scenario.duration {
-      stats.seconds[Int(now / 1_000_000_000)].attempts += 1
-      tenths[Int(now / 100_000_000)] += 1
+      stats.seconds.updateLatest(Int(now / 1_000_000_000)) { $0.attempts += 1 }
+      let period = now / 100_000_000
+      if period != tenth {
+        peakTenthAttempts = max(peakTenthAttempts, tenthAttempts)
+        tenth = period
+        tenthAttempts = 0
+      }
+      tenthAttempts += 1
     }
     let inOutage = scenario.isInOutage(now)
     if isCounted {
@@ -295,7 +305,7 @@ private struct StormEngine {
     var result = stats
     result.p50 = latencies.percentile(0.50)
     result.p99 = latencies.percentile(0.99)
-    let peak = tenths.max() ?? 0
+    let peak = max(peakTenthAttempts, tenthAttempts)
     result.peakLoad = Double(peak) * 10 / scenario.capacity
     if let end = scenario.outageEnd {
       result.recoverySeconds = Self.recovery(result.seconds, after: end)
@@ -305,15 +315,13 @@ private struct StormEngine {
 
   /// The seconds from `end` until the first second from which every second's requests
   /// succeed at 99 % or more; nil when the last second's do not.
-  static func recovery(_ seconds: [StormResult.Second], after end: Int64) -> Double? {
+  static func recovery(_ seconds: StormResult.Seconds, after end: Int64) -> Double? {
     let first = Int(end / 1_000_000_000)
     guard first < seconds.count else { return nil }
-    var recovered: Int?
-    for index in (first..<seconds.count).reversed() {
-      guard seconds[index].successRatio >= 0.99 else { break }
-      recovered = index
-    }
-    guard let recovered else { return nil }
+    // The first second after the last one below 99 % (seconds with no requests are at 100 %).
+    let lastFailing = seconds.entries.last { $0.index >= first && $0.second.successRatio < 0.99 }
+    let recovered = lastFailing.map { $0.index + 1 } ?? first
+    guard recovered < seconds.count else { return nil }
     return max(0, Double(Int64(recovered) * 1_000_000_000 - end) / 1e9)
   }
 }
