@@ -90,6 +90,9 @@ package struct RetryRun: Sendable {
   @usableFromInline
   package var attempts: Int { machine.attempts }
 
+  /// Whether the circuit breaker refused an attempt of this run (which then ended).
+  package var wasRefused: Bool { circuit?.wasRefused ?? false }
+
   /// Starts the next attempt, or throws what the run throws when it may not start.
   ///
   /// A retry's attempt may not start past the `within` deadline (a long hook, or a late wake,

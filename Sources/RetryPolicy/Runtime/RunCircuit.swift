@@ -14,6 +14,8 @@ package struct RunCircuit: Sendable {
   package let policy: CircuitBreakerPolicy
   /// The permit of the attempt under way.
   private var permit = CircuitBreakerStateMachine.Permit.normal
+  /// Whether the breaker refused an attempt of the run.
+  package private(set) var wasRefused = false
 
   /// A run's side of `breaker` under `policy`.
   package init(
@@ -40,6 +42,7 @@ package struct RunCircuit: Sendable {
       }
       return nil
     case .refused(let remaining):
+      wasRefused = true
       let left = remaining.map(CircuitBreakerClock.duration)
       if let observer = environment.observer {
         observer(.attemptRefused(attempt: attempt, remaining: left, cause: breaker.cause))

@@ -15,6 +15,7 @@ enum StormRendering {
               JSONMember("policy", .string(result.name)),
               JSONMember("offered", .int(result.offered)),
               JSONMember("attempts", .int(result.attempts)),
+              JSONMember("refused", .int(result.refused)),
               JSONMember("amplification", .double(rounded(result.amplification))),
               JSONMember(
                 "outageAmplification",
@@ -72,20 +73,27 @@ enum StormRendering {
       lines += labeled(index, result.name)
     }
     lines.append("")
-    let header = [
+    // The attempts clients' breakers refused, when a policy has `breaker`.
+    let showsRefused = results.contains { $0.policy.breaker != nil }
+    var header = [
       "", "offered", "attempts", "amplif.", "in outage", "success", "p50", "p99", "peak load",
       "recovery",
     ]
+    if showsRefused { header.insert("refused", at: 3) }
     var rows = [header]
     for (index, result) in results.enumerated() {
-      rows.append([
+      var row = [
         label(index), String(result.offered), String(result.attempts),
         fixed(result.amplification, 2), result.outageAmplification.map { fixed($0, 2) } ?? "-",
         fixed(result.successRatio * 100, 1) + "%", latency(result.p50), latency(result.p99),
         fixed(result.peakLoad, 2) + "×",
         scenario.outageStart == nil
           ? "-" : result.recoverySeconds.map { fixed($0, 0) + "s" } ?? "did not recover",
-      ])
+      ]
+      if showsRefused {
+        row.insert(result.policy.breaker == nil ? "-" : String(result.refused), at: 3)
+      }
+      rows.append(row)
     }
     let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     for row in rows {
