@@ -63,6 +63,7 @@ enum GRPCExport {
           + " maxTokens \(throttlingTokens); 'budget' earns its share per first attempt instead",
         at: locator.policyWide("budget"))
     }
+    noteBreaker(policy, locator: locator, result: &result)
     result.document = .object(document)
     return result
   }
