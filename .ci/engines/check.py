@@ -4,7 +4,10 @@ gRPC: for each policy, a local server fails the first k calls with UNAVAILABLE (
 code); a grpcio client channel configured with the exported service config makes one call; the
 attempts the server saw must equal what `explain --json` predicts (capped at gRPC's 5).
 A hedging config must be accepted by the channel (grpcio parses hedgingPolicy but does not
-hedge yet). Envoy: the YAML and JSON exports must agree and parse strictly (unknown fields
+hedge yet). Delays (issue 27): the server stamps each attempt's arrival; the gap before each
+retry must fall inside the range `explain --json` gives for the imported policy (gRPC waits
+its delay times a uniform factor in [0.8, 1.2], `jitter 20%`), for gRPC configs imported with
+`import --from grpc` and for policies exported exactly. Envoy: the YAML and JSON exports must agree and parse strictly (unknown fields
 rejected) into RouteAction, RetryPolicy and CircuitBreakers from xds-protos. Every sample
 exports to both engines; the script prints which exports are exact and which warn.
 """
@@ -14,6 +17,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from concurrent import futures
 
 import grpc
@@ -38,6 +42,7 @@ class Server:
     def __init__(self):
         self.lock = threading.Lock()
         self.calls = 0
+        self.arrivals = []
         self.failures = 0
         self.code = grpc.StatusCode.UNAVAILABLE
         handler = grpc.method_handlers_generic_handler(
@@ -50,18 +55,23 @@ class Server:
     def reset(self, failures, code):
         with self.lock:
             self.calls, self.failures, self.code = 0, failures, code
+            self.arrivals = []
 
     def handle(self, request, context):
         with self.lock:
             self.calls += 1
+            self.arrivals.append(time.monotonic())
             failing = self.calls <= self.failures
         if failing:
             context.abort(self.code, "failing on purpose")
         return request
 
 
-def call(server, config):
+def call(server, config, hedging=False):
     options = [("grpc.service_config", config), ("grpc.enable_retries", 1)]
+    if hedging:
+        # What makes grpcio read perAttemptRecvTimeout (and a retryPolicy without codes).
+        options.append(("grpc.experimental.enable_hedging", 1))
     with grpc.insecure_channel(f"127.0.0.1:{server.port}", options=options) as channel:
         stub = channel.unary_unary(f"/{SERVICE}/{METHOD}")
         try:
@@ -73,15 +83,15 @@ def call(server, config):
 
 # (policy, calls the server fails, the code it fails with, whether the code is retried)
 GRPC_CASES = [
-    ("retry 2 on unavailable backoff 10ms jitter full max 50ms", 1, "UNAVAILABLE", True),
-    ("retry 2 on unavailable backoff 10ms jitter full max 50ms", 10, "UNAVAILABLE", True),
-    ("retry 4 on unavailable delay 10ms jitter full", 10, "UNAVAILABLE", True),
-    ("retry 3 on UNAVAILABLE, resourceExhausted backoff 5ms x1.5 jitter full", 2,
+    ("retry 2 on unavailable backoff 10ms jitter 20% max 50ms", 1, "UNAVAILABLE", True),
+    ("retry 2 on unavailable backoff 10ms jitter 20% max 50ms", 10, "UNAVAILABLE", True),
+    ("retry 4 on unavailable delay 10ms jitter 20%", 10, "UNAVAILABLE", True),
+    ("retry 3 on UNAVAILABLE, resourceExhausted backoff 5ms x1.5 jitter 20%", 2,
      "RESOURCE_EXHAUSTED", True),
-    ("retry 7 on unavailable backoff 5ms x1.5 jitter full", 10, "UNAVAILABLE", True),
-    ("retry 3 on resourceExhausted backoff 5ms jitter full", 10, "UNAVAILABLE", False),
+    ("retry 7 on unavailable backoff 5ms x1.5 jitter 20%", 10, "UNAVAILABLE", True),
+    ("retry 3 on resourceExhausted backoff 5ms jitter 20%", 10, "UNAVAILABLE", False),
     ("retry 0 on unavailable", 10, "UNAVAILABLE", True),
-    ("retry 3 on unavailable backoff 5ms jitter full within 10s budget 50%", 2, "UNAVAILABLE",
+    ("retry 3 on unavailable backoff 5ms jitter 20% within 10s budget 50%", 2, "UNAVAILABLE",
      True),
 ]
 
@@ -121,6 +131,99 @@ def check_grpc(server):
     broken = call(server, '{"methodConfig": [{"retryPolicy": {"maxAttempts": "x"}}]}')
     print(f"a malformed service config: call {broken} (not OK: the channel parses configs)")
     ok &= broken != "OK"
+    return ok
+
+
+# gRPC configs whose delays grpcio's are measured against the imported policy's ranges:
+# (label, retryPolicy). Each is imported with `import --from grpc`; `explain --json` of the
+# imported policy gives each retry's range.
+DELAY_CONFIGS = [
+    ("A6's example: x2 from 100ms",
+     {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2}),
+    ("a multiplier below 1: delays 400ms, 200ms, 100ms",
+     {"maxAttempts": 4, "initialBackoff": "0.4s", "maxBackoff": "1s", "backoffMultiplier": 0.5}),
+    ("a cap reached: delays 100ms, 200ms, 240ms, 240ms",
+     {"maxAttempts": 5, "initialBackoff": "0.1s", "maxBackoff": "0.24s",
+      "backoffMultiplier": 2}),
+]
+# Policies exported exactly (no warning) whose delays grpcio's are measured against.
+DELAY_POLICIES = [
+    "retry 3 on unavailable backoff 100ms x1.5 jitter 20% max 1s",
+    "retry 2 on unavailable delay 200ms jitter 20%",
+]
+CALLS_PER_CONFIG = 4
+# The server sees an attempt a little after the client's timer fires (threads on a shared
+# machine): this much is allowed above the range's end.
+SLACK = 0.04
+
+
+def measure(server, config, calls):
+    """The gaps between attempts the server saw, over `calls` calls that all fail."""
+    gaps = []
+    for _ in range(calls):
+        server.reset(100, grpc.StatusCode.UNAVAILABLE)
+        call(server, config)
+        arrivals = list(server.arrivals)
+        gaps.append([b - a for a, b in zip(arrivals, arrivals[1:])])
+    return gaps
+
+
+def check_delays_against(server, label, config, ranges, calls=CALLS_PER_CONFIG):
+    ok = True
+    factors = []
+    for gaps in measure(server, config, calls):
+        if len(gaps) != len(ranges):
+            print(f"  {label}: {len(gaps)} retries seen, {len(ranges)} predicted  MISMATCH")
+            ok = False
+            continue
+        for gap, (low, delay, high) in zip(gaps, ranges):
+            factors.append(gap / delay)
+            if not (low - 0.002 <= gap <= high + SLACK):
+                print(f"  {label}: waited {gap:.4f}s, predicted {low:.4f}-{high:.4f}s  MISMATCH")
+                ok = False
+    if not factors:
+        print(f"{label}: no retry seen  MISMATCH")
+        return False
+    print(f"{label:<58} factor seen {min(factors):.3f}-{max(factors):.3f}"
+          f" ({len(factors)} delays){'' if ok else '  MISMATCH'}")
+    return ok
+
+
+def explained_ranges(args):
+    status, out, err = tool("explain", "--json", *args)
+    assert status == 0, err
+    rows = json.loads(out)["rules"][0]["schedule"]
+    return [(row["min"], row["delay"], row["max"]) for row in rows]
+
+
+def check_delays(server):
+    ok = True
+    for label, policy in DELAY_CONFIGS:
+        policy = dict(policy, retryableStatusCodes=["UNAVAILABLE"])
+        config = json.dumps({"methodConfig": [
+            {"name": [{"service": SERVICE, "method": METHOD}], "retryPolicy": policy}]})
+        done = subprocess.run([TOOL, "import", "--from", "grpc", "-"], input=config,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        path = ".build/engines-imported.retry"
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(done.stdout)
+        name = policy_names(path)[0]
+        ranges = explained_ranges(["--file", path, "--policy", name])
+        ok &= check_delays_against(server, "import: " + label, config, ranges)
+    # A6 writes ".1s"; gRPC's C core (grpcio) refuses that form, which `import` accepts (A6,
+    # grpc-go). Shown here so that Grammar/Engines.md's note stays true.
+    leading_dot = json.dumps({"methodConfig": [{"name": [{"service": SERVICE}], "retryPolicy": {
+        "maxAttempts": 2, "initialBackoff": ".05s", "maxBackoff": "1s", "backoffMultiplier": 2,
+        "retryableStatusCodes": ["UNAVAILABLE"]}}]})
+    server.reset(0, grpc.StatusCode.UNAVAILABLE)
+    print(f"a config with initialBackoff \".05s\": grpcio's call {call(server, leading_dot)}")
+    for policy in DELAY_POLICIES:
+        status, config, err = tool(
+            "export", "--to", "grpc", "--strict", "--service", SERVICE, "--method", METHOD,
+            policy)
+        assert status == 0, err
+        ok &= check_delays_against(server, "export: " + policy, config, explained_ranges([policy]))
     return ok
 
 
@@ -175,7 +278,12 @@ def check_samples(server):
                     # Accepted: a config the channel rejects fails every call with
                     # INVALID_ARGUMENT. (With grpcio 1.85.1 here, a method 'timeout' under 2s
                     # ends the call at once with DEADLINE_EXCEEDED; the config is still taken.)
-                    result = call(server, out)
+                    result = call(server, out, hedging="enable_hedging" in err)
+                    if warnings == 0 and "retryPolicy" in out:
+                        # An exact export: grpcio's delays inside explain's ranges.
+                        ranges = explained_ranges(["--file", path, "--policy", name])
+                        ok &= check_delays_against(
+                            server, f"  delays of {name}", out, ranges, calls=3)
                     if result != "OK":
                         row.append(f"channel call {result}")
                     ok &= result != "INVALID_ARGUMENT"
@@ -190,10 +298,12 @@ def main():
     try:
         print("== gRPC: attempts predicted by 'explain --json' vs seen by the server")
         ok = check_grpc(server)
+        print("== gRPC: grpcio's delays vs 'explain --json' ranges of the imported policy")
+        ok &= check_delays(server)
         print("== Envoy: exports parsed strictly into RouteAction / RetryPolicy / CircuitBreakers")
         assert check_rejects_unknown(), "ParseDict accepted an unknown field"
         for policy in [
-            "retry 3 on unavailable backoff 100ms x2 jitter full max 1s timeout 2s within 10s"
+            "retry 3 on unavailable backoff 100ms x2 jitter 20% max 1s timeout 2s within 10s"
             " budget 20%",
             "retry 2 on unavailable, timeout hedge 2 after 50ms",
             "retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s honoring retry-after",

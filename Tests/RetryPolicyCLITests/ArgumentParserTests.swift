@@ -214,7 +214,8 @@ struct CommandOptionsTests {
     let path = folder.appendingPathComponent("two.retry").path
     try Data("policy a = retry 1\npolicy b = retry 2\n".utf8).write(to: URL(fileURLWithPath: path))
     var arguments = [command, "--file", path]
-    if command == "export" { arguments += ["--to", "grpc"] }
+    // Envoy: `export --to grpc --file` without `--policy` writes every policy (issue 27).
+    if command == "export" { arguments += ["--to", "envoy"] }
     let result = await CommandLineTool.run(arguments: arguments)
     #expect(result.status == 2)
     #expect(result.standardError.contains("has several policies; choose one with '--policy'"))

@@ -14,9 +14,13 @@ enum ExportCommand: Subcommand {
     discussion: """
       '--to grpc' prints a gRPC service config (JSON): one method config, for every method
       or for '--service S [--method M]', with a 'retryPolicy' (or a 'hedgingPolicy' under
-      'hedge'), its 'timeout' from 'within', and 'retryThrottling' from 'budget'. Classes
-      named like gRPC status codes ('unavailable', 'resourceExhausted', 'UNAVAILABLE')
-      become its status codes.
+      'hedge'), its 'timeout' from 'within', 'perAttemptRecvTimeout' from 'timeout', and
+      'retryThrottling' from 'budget'. Classes named like gRPC status codes ('unavailable',
+      'resourceExhausted', 'UNAVAILABLE') become its status codes. gRPC multiplies each
+      delay by a uniform factor in [0.8, 1.2]: 'jitter 20%' is exact, any other jitter
+      warns. With '--file' and no '--policy', every policy of the file becomes a method
+      config; a policy imported by 'import --from grpc' gets back its method names and
+      maxTokens from the record comment before it.
 
       '--to envoy' prints YAML (JSON with '--json'): 'route' holds the fields of a
       RouteAction ('timeout' from 'within', 'retry_policy', 'hedge_policy') and 'cluster'
@@ -31,7 +35,7 @@ enum ExportCommand: Subcommand {
     examples: [
       (
         "retry-policy export --to grpc --service helloworld.Greeter 'retry 3 on unavailable"
-          + " backoff 100ms jitter full max 1s'",
+          + " backoff 100ms jitter 20% max 1s'",
         "A retry policy gRPC runs exactly."
       ),
       (
@@ -83,6 +87,42 @@ enum ExportCommand: Subcommand {
   static func run(_ options: Options, context: CommandContext) async -> Int32 {
     let output = context.output
     let engine = options.engine ?? .grpc
+    let isStrict = options.isStrict
+    if engine == .grpc {
+      for (option, value, isMethod) in [
+        ("service", options.service, false), ("method", options.method, true),
+      ] {
+        guard let value, !GRPCExport.isValidName(value, isMethod: isMethod) else { continue }
+        output.usageError(
+          .invalidValue(
+            option: option, value: value,
+            expected: isMethod
+              ? "a gRPC method name (an identifier such as 'SayHello')"
+              : "a gRPC service name (dot-separated identifiers such as 'helloworld.Greeter')",
+            suggestion: nil), command: spec.fullName)
+        return ExitStatus.usage
+      }
+      if let path = options.selection.file {
+        if let extra = options.arguments.first {
+          output.usageError(
+            .other("give either a policy or '--file', not both (unexpected '\(extra)')"),
+            command: spec.fullName)
+          return ExitStatus.usage
+        }
+        let names = options.service.map {
+          [GRPCMethodName(service: $0, method: options.method ?? "")]
+        }
+        switch GRPCFileExport.items(
+          path: path, policy: options.selection.policyName, names: names, context: context)
+        {
+        case .failure(let status): return status.code
+        case .success(let (source, items)):
+          return finish(
+            GRPCExport.export(items), source: source, name: path, isStrict: isStrict,
+            engine: engine, json: true, context: context)
+        }
+      }
+    }
     let policy: CompiledPolicy
     switch PolicyInput.resolvePolicy(options.selection, words: options.arguments, context: context)
     {
@@ -100,13 +140,23 @@ enum ExportCommand: Subcommand {
       ? GRPCExport.export(
         policy, locator: locator, service: options.service, method: options.method)
       : EnvoyExport.export(policy, locator: locator)
-    let isStrict = options.isStrict
+    return finish(
+      result, source: source, name: name, isStrict: isStrict, engine: engine,
+      json: options.isJSON, context: context)
+  }
+
+  /// Prints the notes as diagnostics, then the document unless `--strict` found notes.
+  private static func finish(
+    _ result: ExportResult, source: String, name: String, isStrict: Bool,
+    engine: Options.Engine, json: Bool, context: CommandContext
+  ) -> Int32 {
+    let output = context.output
     let diagnostics = result.notes.map {
       Diagnostic(.inexactExport($0.message, isStrict: isStrict), at: $0.range)
     }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
-    if engine == .envoy, !options.isJSON {
+    if engine == .envoy, !json {
       output.write(YAMLWriter().write(result.document))
     } else {
       output.write(JSONWriter().write(result.document) + "\n")
@@ -137,5 +187,65 @@ enum ExportSource {
       source = text
     }
     return (source, PolicyInput.commandLineName, Parser.parsePolicy(source).0)
+  }
+}
+
+/// The policies of a file exported to gRPC, with the records an import left before them.
+enum GRPCFileExport {
+  /// An exit status, as a failure.
+  struct Status: Error {
+    var code: Int32
+  }
+
+  /// The file's text and one item per policy: the one named `policy`, else every policy
+  /// (one method config each).
+  static func items(
+    path: String, policy name: String?, names: [GRPCMethodName]?, context: CommandContext
+  ) -> Result<(String, [GRPCExport.Item]), Status> {
+    let output = context.output
+    let bytes: [UInt8]
+    switch PolicyInput.readFileBytes(path, context: context) {
+    case .success(let read): bytes = read
+    case .failure(let error):
+      output.error(error.message)
+      return .failure(Status(code: ExitStatus.usage))
+    }
+    let analysis = analyze(policyFile: bytes)
+    PolicyInput.printDiagnostics(analysis.diagnostics, bytes: bytes, name: path, context: context)
+    if analysis.hasErrors { return .failure(Status(code: ExitStatus.failure)) }
+    var policies = analysis.policies
+    if let name {
+      policies = policies.filter { $0.name == name }
+      if policies.isEmpty {
+        let known = analysis.policies.compactMap(\.name)
+        output.error(
+          "no policy '\(name)' in '\(path)'"
+            + (Suggestion.nearest(to: name, in: known).map { "; did you mean '\($0)'?" } ?? ""))
+        return .failure(Status(code: ExitStatus.failure))
+      }
+    }
+    guard !policies.isEmpty else {
+      output.error("'\(path)' has no policies")
+      return .failure(Status(code: ExitStatus.failure))
+    }
+    let source = String(decoding: bytes, as: UTF8.self)
+    let file = Parser.parseFile(source).0
+    var items: [GRPCExport.Item] = []
+    for policy in policies {
+      guard let index = file.policies.firstIndex(where: { $0.name.text == policy.name }) else {
+        output.error("internal error: the policy's text could not be read again")
+        return .failure(Status(code: ExitStatus.failure))
+      }
+      let declaration = file.policies[index]
+      let after = index > 0 ? file.policies[index - 1].range.end.line : 0
+      let record = file.comments.filter {
+        $0.range.start.line > after && $0.range.start.line < declaration.range.start.line
+      }.compactMap { GRPCRecord.read($0.text) }.last
+      items.append(
+        GRPCExport.Item(
+          policy: policy, locator: ExportLocator(body: declaration.body), names: names,
+          record: record))
+    }
+    return .success((source, items))
   }
 }

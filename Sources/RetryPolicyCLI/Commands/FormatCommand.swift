@@ -116,18 +116,11 @@ enum FormatCommand: Subcommand {
     let output = context.output
     let isCheck = options.isCheck
     let expansion = PolicyInput.expand(options.arguments, context: context)
-    var unreadable = !expansion.errors.isEmpty
-    for error in expansion.errors { output.error(error.message) }
-    expansion.printWarnings(to: output)
+    var unreadable = expansion.reportProblems(to: output)
     var failed = false
     for file in expansion.files {
       let name = file.name
-      let bytes: Data
-      switch PolicyInput.readBytes(file, context: context) {
-      case .success(let read): bytes = read
-      case .failure(let error):
-        output.error(error.message)
-        unreadable = true
+      guard let bytes = PolicyInput.read(file, context: context, unreadable: &unreadable) else {
         continue
       }
       let source = String(decoding: bytes, as: UTF8.self)

@@ -71,24 +71,18 @@ enum GenerateCommand: Subcommand {
 
   static func run(_ options: Options, context: CommandContext) async -> Int32 {
     let output = context.output
-    let destination = options.destination
     let expansion = PolicyInput.expand(options.arguments, context: context)
-    var unreadable = !expansion.errors.isEmpty
-    for error in expansion.errors { output.error(error.message) }
     // As `check` does: a folder without policy files is worth a warning, not silence.
-    expansion.printWarnings(to: output)
+    var unreadable = expansion.reportProblems(to: output)
+    let destination = options.destination
     var hasErrors = false
     var entries: [PolicySwiftSource.Entry] = []
     var defined: [String: Place] = [:]
     for file in expansion.files {
-      let source: [UInt8]
-      switch PolicyInput.readBytes(file, context: context) {
-      case .success(let data): source = [UInt8](data)
-      case .failure(let error):
-        output.error(error.message)
-        unreadable = true
+      guard let data = PolicyInput.read(file, context: context, unreadable: &unreadable) else {
         continue
       }
+      let source = [UInt8](data)
       let analysis = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
       let compiled = Dictionary(
         analysis.policies.compactMap { policy in policy.name.map { ($0, policy) } },

@@ -9,10 +9,13 @@ enum ImportCommand: Subcommand {
     usage: ["import --from grpc <file.json>", "import --from grpc -"],
     discussion: """
       Prints a policy file: one 'policy' per method config, named after its first service
-      and method, from its 'retryPolicy' (a rule on its status codes with full jitter) or
+      and method (made a valid, unique name that is no keyword; a warning when it changes),
+      from its 'retryPolicy' (a rule on its status codes with gRPC's jitter of 20%) or
       'hedgingPolicy' (a rule on its non-fatal codes and 'hedge'), its 'timeout' ('within')
-      and the config's 'retryThrottling' ('budget'). What has no counterpart is said in a
-      comment. Exporting the result with 'export --to grpc' gives back an equivalent config.
+      and the config's 'retryThrottling' ('budget'). The config is checked by gRFC A6's
+      rules: each value gRPC refuses is an error with its JSON path. What the language
+      cannot say (every method name, maxTokens) is kept in a record comment before the
+      policy, so 'export --to grpc --file' gives back a config gRPC treats the same.
       """,
     options: Options.optionSpecs,
     minimumArguments: 1, maximumArguments: 1, argumentName: "file",
@@ -65,12 +68,14 @@ enum ImportCommand: Subcommand {
         return ExitStatus.usage
       }
     }
-    switch GRPCImport.policyFile(data) {
-    case .success(let text):
-      output.write("# imported from \(path) by 'retry-policy import --from grpc'\n" + text)
+    let header = ["imported from \(path) by 'retry-policy import --from grpc'"]
+    switch GRPCImport.policyFile(Array(data), header: header) {
+    case .success(let imported):
+      for warning in imported.warnings { output.warning("\(path): \(warning)") }
+      output.write(imported.text)
       return ExitStatus.success
     case .failure(let failure):
-      output.error("\(path): \(failure.message)")
+      for problem in failure.problems { output.error("\(path): \(problem)") }
       return ExitStatus.failure
     }
   }

@@ -28,24 +28,24 @@ struct EngineBackoff {
       multiplier = 1
       maximum = Self.smallest
       isPositive = false
-      keyword = "immediately"
+      keyword = ClauseKeyword.delayClause(of: rule.behavior)
       approximation = "a positive back-off is needed, so retries wait up to 1ms, not 0s"
     case .delayed(_, let delay):
       initial = delay
       multiplier = 1
       maximum = cap.map { min($0, delay) } ?? delay
-      keyword = "delay"
+      keyword = ClauseKeyword.delayClause(of: rule.behavior)
     case .exponential(_, let delay, let factor):
       initial = delay
       multiplier = factor
       maximum = cap ?? rule.nominalDelay(beforeRetry: lastRetry)
-      keyword = "backoff"
+      keyword = ClauseKeyword.delayClause(of: rule.behavior)
     case .linear(_, let delay, let increment):
       initial = delay
       let seconds = delay / .seconds(1)
       multiplier = seconds > 0 ? ((delay + increment) / .seconds(1)) / seconds : 1
       maximum = cap ?? rule.nominalDelay(beforeRetry: lastRetry)
-      keyword = "backoff"
+      keyword = ClauseKeyword.delayClause(of: rule.behavior)
       approximation =
         "'backoff \(delay.policyText) +\(increment.policyText)' grows by a factor of"
         + " \(NumberText.decimal(multiplier)) instead"
@@ -55,7 +55,7 @@ struct EngineBackoff {
       let second = delays.count > 1 ? delays[1] : first
       multiplier = first > .zero ? max(1, (second / .seconds(1)) / (first / .seconds(1))) : 1
       maximum = cap ?? (delays.max() ?? initial)
-      keyword = "delays"
+      keyword = ClauseKeyword.delayClause(of: rule.behavior)
       approximation =
         "the schedule 'delays' becomes \(initial.policyText) × \(NumberText.decimal(multiplier))^n,"
         + " capped at \(maximum.policyText)"

@@ -14,13 +14,15 @@ enum EnvoyExport {
   /// The `num_retries` of `retry forever`, bounded in practice by the route's `timeout`.
   static let foreverRetries = 100
   /// The class names Envoy's `retry_on` has a condition for, by the name `on` uses.
+  ///
+  /// The built-in class of a timed-out attempt is Envoy's `reset`.
   static let conditions: [String: String] = [
     "cancelled": "cancelled", "deadlineExceeded": "deadline-exceeded", "internal": "internal",
     "resourceExhausted": "resource-exhausted", "unavailable": "unavailable",
-    "timeout": "reset", "reset": "reset", "connectFailure": "connect-failure",
+    "reset": "reset", "connectFailure": "connect-failure",
     "gatewayError": "gateway-error", "serverError": "5xx", "refusedStream": "refused-stream",
     "retriable4xx": "retriable-4xx",
-  ]
+  ].merging(ErrorClassName.timeout.map { [$0: "reset"] } ?? [:]) { first, _ in first }
 
   static func export(_ policy: CompiledPolicy, locator: ExportLocator) -> ExportResult {
     var result = ExportResult(document: .null)
@@ -29,7 +31,7 @@ enum EnvoyExport {
       route.append(JSONMember("timeout", .string(deadline.protobufText)))
       result.note(
         "Envoy's route 'timeout' also cancels the attempt in flight at \(deadline.policyText);"
-          + " 'within' only stops new retries", at: locator.policyWide("within"))
+          + " 'within' only stops new retries", at: locator.policyWide(ClauseKeyword.within))
     }
     var retry: [JSONMember] = []
     let (conditions, statuses) = retryConditions(policy, locator: locator, result: &result)
@@ -44,7 +46,7 @@ enum EnvoyExport {
         if policy.attemptTimeout != nil {
           result.note(
             "Envoy hedges when an attempt passes its per_try_timeout: 'timeout' is replaced by"
-              + " the hedge delay", at: locator.policyWide("timeout"))
+              + " the hedge delay", at: locator.policyWide(ClauseKeyword.timeout))
         }
       } else if let timeout = policy.attemptTimeout {
         retry.append(JSONMember("per_try_timeout", .string(timeout.protobufText)))
@@ -70,7 +72,7 @@ enum EnvoyExport {
         retry.append(JSONMember("rate_limited_retry_back_off", .object(limited)))
         result.note(
           "Envoy reads Retry-After as seconds only, not as an HTTP date",
-          at: locator.clause("honoring retry-after", inRule: 0))
+          at: locator.clause(ClauseKeyword.honoring, inRule: 0))
       }
       route.append(JSONMember("retry_policy", .object(retry)))
     }
@@ -80,7 +82,8 @@ enum EnvoyExport {
       result.note(
         "Envoy hedges only when an attempt passes its per_try_timeout: 'hedge \(hedge.count) after"
           + " \(hedge.delay.policyText)' becomes per_try_timeout \(hedge.delay.policyText), and"
-          + " a failed attempt is retried after Envoy's back-off", at: locator.policyWide("hedge"))
+          + " a failed attempt is retried after Envoy's back-off",
+        at: locator.policyWide(ClauseKeyword.hedge))
     }
     var document = [JSONMember("route", .object(route))]
     var cluster: [JSONMember] = []
@@ -98,7 +101,7 @@ enum EnvoyExport {
       result.note(
         "Envoy's retry budget limits concurrent retries to a share of active requests (at least"
           + " \(RetryBudget.initialTokens)), not retries to a share of first attempts",
-        at: locator.policyWide("budget"))
+        at: locator.policyWide(ClauseKeyword.budget))
     }
     if let breaker = policy.breaker {
       cluster.append(outlierDetection(breaker, locator: locator, result: &result))
@@ -173,12 +176,13 @@ enum EnvoyExport {
       }
       if unexpressed {
         result.note(
-          "Envoy has no 'except'; it is left out", at: locator.clause("except", inRule: index))
+          "Envoy has no 'except'; it is left out",
+          at: locator.clause(ClauseKeyword.except, inRule: index))
       }
       if let hook = rule.hook {
         result.note(
           "Envoy runs no hooks; 'after \(hook)' is left out",
-          at: locator.clause("after", inRule: index))
+          at: locator.clause(ClauseKeyword.after, inRule: index))
       }
     }
     return (conditions, statuses)

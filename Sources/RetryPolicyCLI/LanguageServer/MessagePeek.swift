@@ -1,19 +1,11 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// What a message body is about, read without decoding it: whether it replaces a
 /// document's text, or reads one, and which.
 ///
 /// Decoding a change of a 1 MB document costs tens of milliseconds (most of it in the
 /// string of its text); this reads only the top-level keys, `method`, `id` and
-/// `params.textDocument.uri`, and skips every other value, strings with `memchr`. So a
+/// `params.textDocument.uri`, and skips every other value, strings byte by byte. So a
 /// change that a later one supersedes is dropped for the cost of a scan
 /// (``LanguageServerConnection``). A body that is not an object of that shape is `unknown`.
 enum MessagePeek: Equatable {
@@ -149,14 +141,8 @@ enum MessagePeek: Equatable {
 
     /// The index of the first `"` at or after `from`.
     static func firstQuote(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-      guard let base = bytes.baseAddress, from < bytes.count else { return nil }
-      #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), bytes.count - from)
-        else { return nil }
-        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
-      #else
-        return bytes[from...].firstIndex(of: UInt8(ascii: "\""))
-      #endif
+      guard from >= 0, from < bytes.count else { return nil }
+      return bytes[from...].firstIndex(of: UInt8(ascii: "\""))
     }
 
     /// Skips one value: a string, an object or array (whole), or a number or literal.

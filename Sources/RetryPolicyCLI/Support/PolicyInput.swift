@@ -92,7 +92,16 @@ enum PolicyInput {
     /// Symbolic links that lead back to a folder being walked (not followed).
     var loops: [String] = []
 
+    /// Reports the paths that cannot be read (errors) and the warnings; returns whether any
+    /// path could not be read.
+    func reportProblems(to output: Output) -> Bool {
+      for error in errors { output.error(error.message) }
+      printWarnings(to: output)
+      return !errors.isEmpty
+    }
+
     /// Warns about the empty folders and the links not followed.
+
     func printWarnings(to output: Output) {
       for folder in empty {
         output.warning("no .\(PolicyInput.fileExtension) files in '\(folder)'")
@@ -165,6 +174,21 @@ enum PolicyInput {
   /// streams; standard input through `context`.
   static func read(_ file: InputFile, context: CommandContext) -> Result<String, ReadError> {
     readBytes(file, context: context).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// The bytes of a file, or nil after reporting why it cannot be read; `unreadable` is then
+  /// set.
+  static func read(
+    _ file: InputFile, context: CommandContext, unreadable: inout Bool
+  ) -> Data? {
+    switch readBytes(file, context: context) {
+    case .success(let data):
+      return data
+    case .failure(let error):
+      context.output.error(error.message)
+      unreadable = true
+      return nil
+    }
   }
 
   /// Reads a policy file's bytes, as ``read(_:context:)`` does.

@@ -95,7 +95,7 @@ enum RetryPolicies {
     hedge: nil
   )
 
-  /// The policy `lookup` of grpc-client.retry, line 8.
+  /// The policy `lookup` of grpc-client.retry, line 9.
   static let lookup: RetryPolicy.CompiledPolicy = .init(
     name: "lookup",
     rules: [
@@ -103,7 +103,7 @@ enum RetryPolicies {
         behavior: .exponential(maxCount: 3, initial: .milliseconds(100), multiplier: 2.0),
         errorClasses: ["unavailable"],
         excludedClasses: [],
-        jitter: .full,
+        jitter: .proportional(fraction: 0.2),
         maxDelay: .seconds(1),
         hook: nil,
         honorsRetryAfter: false
@@ -115,7 +115,7 @@ enum RetryPolicies {
     hedge: nil
   )
 
-  /// The policy `ledgerWrite` of grpc-client.retry, line 11.
+  /// The policy `ledgerWrite` of grpc-client.retry, line 12.
   static let ledgerWrite: RetryPolicy.CompiledPolicy = .init(
     name: "ledgerWrite",
     rules: [
@@ -123,7 +123,7 @@ enum RetryPolicies {
         behavior: .exponential(maxCount: 4, initial: .milliseconds(200), multiplier: 1.5),
         errorClasses: ["unavailable", "resourceExhausted"],
         excludedClasses: [],
-        jitter: .full,
+        jitter: .proportional(fraction: 0.2),
         maxDelay: .seconds(2),
         hook: nil,
         honorsRetryAfter: false
@@ -135,7 +135,7 @@ enum RetryPolicies {
     hedge: nil
   )
 
-  /// The policy `quote` of grpc-client.retry, line 14.
+  /// The policy `quote` of grpc-client.retry, line 15.
   static let quote: RetryPolicy.CompiledPolicy = .init(
     name: "quote",
     rules: [
