@@ -220,6 +220,40 @@ struct RuntimeBreakerTests {
     #expect(breaker.state == .closed)
   }
 
+  @Test("a hedged run asks the breaker too: an isolated one refuses its first attempt")
+  func hedgedRunRefused() async throws {
+    let breaker = CircuitBreaker()
+    breaker.isolate()
+    var policy = guarded(retries: 2)
+    policy.hedge = HedgePolicy(count: 2, delay: .milliseconds(100))
+    let calls = Log()
+    await #expect(throws: CircuitOpenError(remaining: nil)) {
+      try await policy.runHedged(in: RetryEnvironment(breaker: breaker)) { _ in
+        calls.append("attempt")
+        return 1
+      }
+    }
+    #expect(calls.entries.isEmpty)
+  }
+
+  @Test("a hedged run whose failure opens the circuit starts no other attempt")
+  func hedgedRunOpensTheCircuit() async throws {
+    let clock = ManualClock()
+    let breaker = CircuitBreaker(clock: clock)
+    var policy = guarded(retries: 2, percent: 100, minimum: 1)
+    policy.hedge = HedgePolicy(count: 2, delay: .seconds(1))
+    let calls = Log()
+    await #expect(throws: APIError.serverError(code: 503)) {
+      try await policy.runHedged(in: RetryEnvironment(clock: clock, breaker: breaker)) {
+        _ -> Int in
+        calls.append("attempt")
+        throw APIError.serverError(code: 503)
+      }
+    }
+    #expect(calls.entries == ["attempt"])
+    #expect(breaker.state == .open)
+  }
+
   @Test("a policy without 'breaker' ignores the environment's breaker")
   func noClauseNoBreaker() async throws {
     let breaker = CircuitBreaker()
