@@ -20,7 +20,8 @@ extension URLSession {
   /// OPTIONS, TRACE, PUT and DELETE, or any method when the request has an
   /// `Idempotency-Key` header or `assumingIdempotent` is true. A request whose body is a
   /// stream (`httpBodyStream`) is never retried. Others get one attempt (with the policy's
-  /// `timeout`).
+  /// `timeout`); when it fails in a way a rule would have retried, the run stops with the
+  /// reason ``RetryStopReason/notIdempotent``.
   ///
   /// A connection that closes before the response is complete fails as
   /// `networkConnectionLost` on every platform (FoundationNetworking's other codes for it
@@ -83,7 +84,10 @@ extension URLSession {
     let method = (request.httpMethod ?? "GET").uppercased()
     var policy = policy
     let failing = HTTPRequestRules.failingStatuses(of: policy)
-    if !HTTPRequestRules.mayRetry(request, method: method, assumingIdempotent: assumingIdempotent) {
+    let rules = policy.rules
+    let isRefused = !HTTPRequestRules.mayRetry(
+      request, method: method, assumingIdempotent: assumingIdempotent)
+    if isRefused {
       policy.rules = []  // one attempt: no rule takes any failure
     }
     var environment = environment
@@ -96,11 +100,26 @@ extension URLSession {
     }
     let lastStatus = StatusRecord()
     if let observer = environment.observer {
+      let classes = environment.errorClasses
+      // A refused request's failure that a rule would have retried stops as `notIdempotent`,
+      // in the event and in the summary alike.
+      let refusedError = StatusRecord()
       environment.observer = { event in
-        guard case .finished(var summary) = event else { return observer(event) }
-        summary.statusCode = lastStatus.value
-        summary.method = method
-        observer(.finished(summary))
+        switch event {
+        case .gaveUp(let attempt, .errorNotMatched, let error)
+        where isRefused && HTTPRequestRules.isTaken(error, by: rules, classes: classes):
+          refusedError.value = 1
+          observer(.gaveUp(attempt: attempt, reason: .notIdempotent, error: error))
+        case .finished(var summary):
+          summary.statusCode = lastStatus.value
+          summary.method = method
+          if refusedError.value != nil, summary.outcome == .failed(.errorNotMatched) {
+            summary.outcome = .failed(.notIdempotent)
+          }
+          observer(.finished(summary))
+        default:
+          observer(event)
+        }
       }
     }
     do {
@@ -151,27 +170,48 @@ package enum HTTPRequestRules {
     return request.value(forHTTPHeaderField: "Idempotency-Key") != nil
   }
 
-  /// The statuses some rule's `on` list names (by code, by class or in `transient`): the
-  /// responses that count as failed attempts.
+  /// Whether a rule of `rules` would take `error` (see `RetryStateMachine.takingRule`).
+  package static func isTaken(
+    _ error: any Error, by rules: [RetryRule],
+    classes: [String: @Sendable (any Error) -> Bool]
+  ) -> Bool {
+    let classification = ErrorClassification(error, predicates: classes)
+    return rules.withUnsafeBufferPointer {
+      RetryStateMachine.takingRule(of: classification, among: $0) != nil
+    }
+  }
+
+  /// The statuses some rule's `on` list names (by code, by class or in `transient`) and that
+  /// rule's `except` list does not exclude: the responses that count as failed attempts.
+  ///
+  /// So a failed response always has a rule that names it, which takes it before any rule
+  /// without `on`: such a rule never retries a status it does not name.
   package static func failingStatuses(of policy: CompiledPolicy) -> StatusSet {
     var set = StatusSet()
-    for rule in policy.rules {
-      for name in rule.errorClasses {
-        if name == "transient" {
-          for status in [408, 500, 502, 503, 504] { set.insert(status) }
-          continue
-        }
-        let bytes = Array(name.utf8)
-        guard bytes.count == 3, let hundreds = digit(bytes[0]), (1...5).contains(hundreds)
-        else { continue }
-        if bytes[1] == UInt8(ascii: "x"), bytes[2] == UInt8(ascii: "x") {
-          for status in (hundreds * 100)...(hundreds * 100 + 99) { set.insert(status) }
-        } else if let tens = digit(bytes[1]), let units = digit(bytes[2]) {
-          set.insert(hundreds * 100 + tens * 10 + units)
-        }
-      }
+    for rule in policy.rules where !rule.errorClasses.isEmpty {
+      var named = StatusSet()
+      for name in rule.errorClasses { insert(name, into: &named) }
+      var excluded = StatusSet()
+      for name in rule.excludedClasses { insert(name, into: &excluded) }
+      set.formUnion(named, subtracting: excluded)
     }
     return set
+  }
+
+  /// Adds the statuses of the class `name` (a code, a class, `transient`) to `set`.
+  private static func insert(_ name: String, into set: inout StatusSet) {
+    if name == "transient" {
+      for status in [408, 500, 502, 503, 504] { set.insert(status) }
+      return
+    }
+    let bytes = Array(name.utf8)
+    guard bytes.count == 3, let hundreds = digit(bytes[0]), (1...5).contains(hundreds)
+    else { return }
+    if bytes[1] == UInt8(ascii: "x"), bytes[2] == UInt8(ascii: "x") {
+      for status in (hundreds * 100)...(hundreds * 100 + 99) { set.insert(status) }
+    } else if let tens = digit(bytes[1]), let units = digit(bytes[2]) {
+      set.insert(hundreds * 100 + tens * 10 + units)
+    }
   }
 
   /// The error as Apple's URLSession reports it.
@@ -210,6 +250,11 @@ package struct StatusSet: Sendable {
     let index = status - 100
     guard index >= 0, index < 512 else { return }
     words[index / 64] |= 1 << UInt64(index % 64)
+  }
+
+  /// Adds the statuses of `other` that `excluded` does not hold.
+  mutating func formUnion(_ other: StatusSet, subtracting excluded: StatusSet) {
+    for index in words.indices { words[index] |= other.words[index] & ~excluded.words[index] }
   }
 
   /// Whether the set holds `status`.

@@ -28,8 +28,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 }
 
 private func exercise(_ source: String) {
-  let file = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
-  let policy = analyze(policy: source, vocabulary: .open, keepingSyntax: true)
+  let file = analyze(policyFile: source)
+  let policy = analyze(policy: source)
   let plainFile = analyze(policyFile: source)
   check(plainFile.diagnostics == file.diagnostics, "keeping the tree changes the diagnostics")
   check(plainFile.policies == file.policies, "keeping the tree changes the policies")
@@ -53,7 +53,7 @@ private func exercise(_ source: String) {
   agree(compiling: { try compile(policy: source) }, with: policy)
   if !file.hasErrors {
     let printed = CanonicalPrinter.print(file.syntax)
-    let again = analyze(policyFile: printed, vocabulary: .open, keepingSyntax: true)
+    let again = analyze(policyFile: printed)
     check(!again.hasErrors, "canonical form of a valid file has errors")
     check(again.policies == file.policies, "canonical form compiles differently")
     check(CanonicalPrinter.print(again.syntax) == printed, "printer is not idempotent")

@@ -72,6 +72,13 @@ struct LanguageServerTests {
     #expect(document.offset(of: .init(line: 1, character: 9)) == document.bytes.count)
   }
 
+  @Test("a position after a lone CR is on the next line, as the editor shows it")
+  func loneCarriageReturn() {
+    // The lone CR is an error at 0:18; `bakoff` stands on the editor's second line.
+    #expect(
+      Self.ranges("policy p = retry 3\rretry 2 bakoff 1s\n").contains("1:8-1:14"))
+  }
+
   @Test("every diagnostic's UTF-16 column agrees with Swift's count of the line's code units")
   func positionsAgreeWithSwift() {
     let lines = [
@@ -285,6 +292,62 @@ struct LanguageServerTests {
       wire.first?.hasPrefix(
         #"{"id":1,"jsonrpc":"2.0","result":[{"detail":"1 rule","kind":2,"name":"quick","#
           + #""range":{"end":{"character":34,"line":0},"start":{"character":0,"line":0}}"#) == true)
+  }
+
+  @Test("hover on a rule of a hedged policy keeps the policy's 'hedge' and other clauses")
+  func hoverKeepsHedge() throws {
+    var server = Self.initialized()
+    let text = """
+      policy fast {
+          retry 1 on unavailable
+          retry 2 on serverError
+          hedge 2 after 100ms
+          timeout 1s
+      }
+
+      """
+    _ = server.open(uri: Self.uri, version: 1, text: text)
+    let open = try #require(server.documents[Self.uri])
+    let request = HoverRequest(
+      textDocument: TextDocumentIdentifier(uri: Self.uri), position: .init(line: 2, character: 10))
+    let hover = try #require(server.hover(open, params: request)).contents.value
+    #expect(hover.contains("rule 2 of policy `fast`"))
+    #expect(hover.contains("retry 2 on serverError immediately timeout 1s hedge 2 after 100ms"))
+    #expect(hover.contains("2 extra attempts (concurrent)"))
+    #expect(!hover.contains("unavailable"))
+  }
+
+  @Test("quick fixes come from the fix-its: a message reworded still gives the same edit")
+  func quickFixesFromFixIts() throws {
+    var server = Self.initialized()
+    _ = server.open(
+      uri: Self.uri, version: 1, text: "policy p = retry 3 bakoff 1s\npolicy q = retry 3 delay 2d\n"
+    )
+    var open = try #require(server.documents[Self.uri])
+    let everywhere = CodeActionRequest(
+      textDocument: TextDocumentIdentifier(uri: Self.uri),
+      range: LSPRange(start: .init(line: 0, character: 0), end: .init(line: 2, character: 0)))
+    let before = server.codeActions(open, params: everywhere)
+    #expect(before.map(\.title).contains("Replace 'bakoff' with 'backoff'"))
+    // Every message reworded, with no "did you mean" left in any of them.
+    open.analysis.diagnostics = open.analysis.diagnostics.map { diagnostic in
+      var reworded = diagnostic
+      reworded.summary = "this wording is new"
+      return reworded
+    }
+    #expect(open.analysis.diagnostics.allSatisfy { !$0.summary.contains("did you mean") })
+    let after = server.codeActions(open, params: everywhere)
+    #expect(after.map(\.title) == ["Replace 'bakoff' with 'backoff'", "Replace '2d' with '48h'"])
+    #expect(
+      after.first?.edit.changes[Self.uri]
+        == [
+          TextEdit(
+            range: LSPRange(
+              start: .init(line: 0, character: 19), end: .init(line: 0, character: 25)),
+            newText: "backoff")
+        ])
+    // `2d` is not a unit of the language: the fix-it replaces the whole duration.
+    #expect(after.last?.edit.changes[Self.uri]?.first?.range.start.character == 25)
   }
 
   /// The labels completion offers at the end of `line` (the cursor is at its end).

@@ -78,11 +78,12 @@ struct CheckerCase: Sendable, CustomTestStringConvertible {
     CheckerCase("retry 5 max 1s", .init(.capWithoutDelay, 1, 9)),
     CheckerCase("retry 5 delay 0s max 1s", .init(.zeroDelay, 1, 9), .init(.capWithoutDelay, 1, 18)),
     // unreachable rules
-    CheckerCase("retry 5\nretry 3 on a", .init(.unreachableRule, 2, 1)),
+    CheckerCase("retry 5 on a\nretry 3 on a", .init(.unreachableRule, 2, 1)),
+    CheckerCase("retry 5 on 5xx\nretry 3 on 503, 502", .init(.unreachableRule, 2, 1)),
+    CheckerCase("retry 5 on transient\nretry 3 on 503, timedOut", .init(.unreachableRule, 2, 1)),
     CheckerCase("retry 5 on any\nretry 3", .init(.unreachableRule, 2, 1)),
     CheckerCase(
-      "retry 5\nretry 3 on a\nretry 1", .init(.unreachableRule, 2, 1), .init(.unreachableRule, 3, 1)
-    ),
+      "retry 5\nretry 3 on a\nretry 1", .init(.unreachableRule, 3, 1)),
     // timeout against within
     CheckerCase("retry 5 delay 1s timeout 1m within 1m", .init(.timeoutNotBelowDeadline, 1, 18)),
     // several at once, sorted by position
@@ -93,6 +94,10 @@ struct CheckerCase: Sendable, CustomTestStringConvertible {
     // fine
     CheckerCase("retry 5 on a\nretry 3 on b"),
     CheckerCase("retry 5 except a\nretry 3"),
+    // a rule naming an error takes it before a rule without `on`, wherever that stands
+    CheckerCase("retry 5\nretry 3 on a"),
+    CheckerCase("retry 5 on 5xx except 503\nretry 3 on 503"),
+    CheckerCase("retry 5 on 503\nretry 3 on 5xx"),
     CheckerCase("retry forever backoff 1s\nwithin 5m"),
     CheckerCase("retry 0"),
     CheckerCase("retry 10000 delays 0s, 1s jitter 100% max 10000h"),

@@ -106,3 +106,75 @@ struct GrammarTests {
     #expect(Self.captures(try Self.regex("name"), "on serverError") == ["on"])
   }
 }
+
+/// The clause table of Grammar/README.md against the clause table of the code.
+@Suite("Clause table")
+struct ClauseTableTests {
+  static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Grammar/README.md")
+
+  /// The rows of the README's clause table: the clause as written and its kind.
+  static func readmeRows() throws -> [(written: String, kind: String)] {
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let header = try #require(lines.firstIndex { $0.hasPrefix("| clause | kind |") })
+    var rows: [(String, String)] = []
+    for line in lines[(header + 2)...] {
+      guard line.hasPrefix("|") else { break }
+      let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+      guard cells.count >= 2 else { continue }
+      rows.append((cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")), cells[1]))
+    }
+    return rows
+  }
+
+  @Test("the README's clause table lists exactly the table's clauses, with their scope")
+  func readmeListsTheTable() throws {
+    let rows = try Self.readmeRows().filter { $0.kind != "rule head" }
+    for spec in ClauseTable.entries {
+      let matching = rows.filter {
+        $0.written == spec.text || $0.written.hasPrefix(spec.text + " ")
+      }
+      #expect(!matching.isEmpty, "'\(spec.text)' is missing from Grammar/README.md")
+      for row in matching {
+        switch spec.scope {
+        case .policyWide: #expect(row.kind == "policy-wide", "\(row.written)")
+        case .ruleDelay: #expect(row.kind == "rule, delay", "\(row.written)")
+        case .rule: #expect(row.kind == "rule", "\(row.written)")
+        }
+      }
+    }
+    for row in rows {
+      #expect(
+        ClauseTable.entries.contains {
+          row.written == $0.text || row.written.hasPrefix($0.text + " ")
+        }, "'\(row.written)' in Grammar/README.md is no clause of the table")
+    }
+  }
+
+  @Test("every clause starts with its own keyword, and the lexer knows every keyword")
+  func keywordsAreUnique() {
+    let starts = ClauseTable.entries.map(\.keywords[0])
+    #expect(Set(starts).count == starts.count)
+    #expect(ClauseTable.entries.map(\.clause) == Clause.allCases)
+    for keyword in Keyword.allCases {
+      let found = keyword.rawValue.utf8.withContiguousStorageIfAvailable {
+        ClauseTable.keyword(spelledBy: $0)
+      }
+      #expect(found??.0 == keyword)
+      #expect(found??.1 == keyword.clause)
+    }
+  }
+
+  @Test("the printed compiled policy lists its clauses in the table's order")
+  func printerFollowsTheTable() throws {
+    let policy = try compile(
+      policy: "retry 2 honoring retry-after after hook max 3s jitter full backoff 1s except a on b"
+        + " budget 5% timeout 1s within 1m")
+    #expect(
+      policy.description
+        == "retry 2 on b except a backoff 1s jitter full max 3s after hook honoring retry-after"
+        + " within 1m timeout 1s budget 5%")
+  }
+}

@@ -60,8 +60,8 @@ struct PipelineTests {
         == "a factor of 1 keeps the delay constant; write 'delay 1s'")
   }
 
-  @Test("keeping the syntax tree for the tools changes nothing else")
-  func keepingSyntax() {
+  @Test("the analysis keeps the tree, its comments, and each policy's source ranges")
+  func treeAndSources() throws {
     let source = """
       # comment
       policy a = retry 3 delay 0s
@@ -69,15 +69,43 @@ struct PipelineTests {
       policy b {
         retry 2 bakoff 1s
       }
-      policy c = retry 1 backoff 1s
+      policy c {
+        retry 1 on serverError backoff 1s within 1m
+        retry 2 on 503, timeout delay 1s jitter full
+        timeout 5s
+      }
       """
-    let plain = analyze(policyFile: source)
-    let kept = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
-    #expect(plain.diagnostics == kept.diagnostics)
-    #expect(plain.policies == kept.policies)
-    #expect(plain.syntax.policies.isEmpty)
-    #expect(kept.syntax.policies.map(\.name.text) == ["a", "a", "b", "c"])
-    #expect(kept.syntax.comments.map(\.text) == ["# comment"])
+    let analysis = analyze(policyFile: source)
+    #expect(analysis.syntax.policies.map(\.name.text) == ["a", "a", "b", "c"])
+    #expect(analysis.syntax.comments.map(\.text) == ["# comment"])
+    #expect(analysis.policies.map(\.name) == ["a", "c"])
+    let c = try #require(analysis.checked.last)
+    #expect(c.range.start.line == 7 && c.range.end.line == 11)
+    #expect(c.rules.map(\.headRange.start.line) == [8, 9])
+    #expect(c.rules[0].clauses.map(\.clause) == [.on, .backoff])
+    #expect(c.rules[1].clauses.map(\.clause) == [.on, .delay, .jitter])
+    #expect(c.rules[1].errorClasses.map(\.text) == ["503", "timeout"])
+    #expect(c.rules[1].clause(.jitter)?.keywordRange.start.column == 36)
+    #expect(c.policyWideClauses.map(\.clause) == [.within, .timeout])
+    #expect(c.policyWide(.within)?.keywordRange.start.line == 8)
+    #expect(c.policyWide(.timeout)?.range.start.line == 10)
+  }
+
+  @Test("a suggestion is a fix-it: an edit of a range, which the message renders")
+  func fixIts() throws {
+    let clause = try #require(analyze(policy: "retry 3 bakoff 1s").diagnostics.first)
+    #expect(clause.summary == "unknown clause 'bakoff'")
+    #expect(clause.message == "unknown clause 'bakoff'; did you mean 'backoff'?")
+    let fix = try #require(clause.fixIts.first)
+    #expect(fix.replacement == "backoff")
+    #expect(fix.range.start.offset == 8 && fix.range.end.offset == 14)
+    // The same duration in a unit of the language replaces the number too.
+    let unit = try #require(analyze(policy: "retry 3 delay 2d").diagnostics.first)
+    #expect(unit.range.start.offset == 15)
+    #expect(unit.fixIts.map(\.replacement) == ["48h"])
+    #expect(unit.fixIts.first?.range.start.offset == 14)
+    // A message without a suggestion has no fix-it.
+    #expect(analyze(policy: "retry 3 delay 2us").diagnostics.first?.fixIts == [])
   }
 
   @Test("a syntax error belongs to the declaration being read, not to the next one")

@@ -8,7 +8,7 @@
 extension PolicyChecker {
   // MARK: Rule clauses
 
-  mutating func consumeClasses(
+  mutating func checkClasses(
     _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace
   ) {
     guard isReadingRule else {
@@ -29,7 +29,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeImmediately(at place: ClausePlace) {
+  mutating func checkImmediately(at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -37,18 +37,18 @@ extension PolicyChecker {
     recordDelayClause(.immediately, at: place.keyword, shape: .immediate)
   }
 
-  mutating func consumeDuration(
+  mutating func checkDuration(
     _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace
   ) {
     switch keyword {
     case .within:
-      let checked = checkDuration(literal, of: "within", mustBePositive: true)
+      let checked = checkDuration(literal, of: Keyword.within.text, mustBePositive: true)
       if isFirst(.within, at: place.keyword, after: withinClause?.range) {
         withinClause = DurationClause(place.keyword, literal)
         deadline = checked
       }
     case .timeout:
-      let checked = checkDuration(literal, of: "timeout", mustBePositive: true)
+      let checked = checkDuration(literal, of: Keyword.timeout.text, mustBePositive: true)
       if isFirst(.timeout, at: place.keyword, after: timeoutClause?.range) {
         timeoutClause = DurationClause(place.keyword, literal)
         attemptTimeout = checked
@@ -59,7 +59,7 @@ extension PolicyChecker {
         return
       }
       noteHedgeConflict(.max, at: place.keyword)
-      let checked = checkDuration(literal, of: "max", mustBePositive: true)
+      let checked = checkDuration(literal, of: Keyword.max.text, mustBePositive: true)
       if isFirst(.max, at: place.keyword, after: rule.maxClause?.range) {
         rule.maxClause = DurationClause(place.keyword, literal)
         rule.cap = checked
@@ -71,7 +71,7 @@ extension PolicyChecker {
       }
       noteHedgeConflict(.delay, at: place.keyword)
       var shape: DelayShape?
-      if let delay = checkDuration(literal, of: "delay", mustBePositive: false) {
+      if let delay = checkDuration(literal, of: Keyword.delay.text, mustBePositive: false) {
         if delay == .zero { report(.zeroDelay(literal.text), at: place.keyword) }
         shape = .delayed(delay)
       }
@@ -79,7 +79,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeBackoff(
+  mutating func checkBackoff(
     _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
     at place: ClausePlace
   ) {
@@ -88,7 +88,7 @@ extension PolicyChecker {
       return
     }
     noteHedgeConflict(.backoff, at: place.keyword)
-    let initial = checkDuration(literal, of: "backoff", mustBePositive: true)
+    let initial = checkDuration(literal, of: Keyword.backoff.text, mustBePositive: true)
     var shape: DelayShape?
     switch growth {
     case nil:
@@ -97,13 +97,13 @@ extension PolicyChecker {
       let factor = checkFactor(number, initial: literal)
       if let initial, let factor { shape = .exponential(initial, multiplier: factor) }
     case .increment(let step)?:
-      let increment = checkDuration(step, of: "backoff", mustBePositive: false)
+      let increment = checkDuration(step, of: Keyword.backoff.text, mustBePositive: false)
       if let initial, let increment { shape = .linear(initial, increment: increment) }
     }
     recordDelayClause(.backoff, at: place.keyword, shape: shape)
   }
 
-  mutating func consumeDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
+  mutating func checkDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -114,7 +114,7 @@ extension PolicyChecker {
     var isValid = !literals.isEmpty
     if literals.isEmpty { isIncomplete = true }  // the parser reports the missing duration
     for literal in literals {
-      if let delay = checkDuration(literal, of: "delays", mustBePositive: false) {
+      if let delay = checkDuration(literal, of: Keyword.delays.text, mustBePositive: false) {
         delays.append(delay)
       } else {
         isValid = false
@@ -123,7 +123,7 @@ extension PolicyChecker {
     recordDelayClause(.delays, at: place.keyword, shape: isValid ? .custom(delays) : nil)
   }
 
-  mutating func consumeJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
+  mutating func checkJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -136,7 +136,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeHook(_ name: NameSyntax, at place: ClausePlace) {
+  mutating func checkHook(_ name: NameSyntax, at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -149,7 +149,7 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeHonoringRetryAfter(at place: ClausePlace) {
+  mutating func checkHonoringRetryAfter(at place: ClausePlace) {
     guard isReadingRule else {
       isIncomplete = true
       return
@@ -188,7 +188,7 @@ extension PolicyChecker {
 
   // MARK: Policy-wide clauses
 
-  mutating func consumeBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
+  mutating func checkBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
     var checked: Double?
     if let percent = number.value {
       if Self.isPercentInRange(number.digits, value: percent) {
@@ -205,9 +205,9 @@ extension PolicyChecker {
     }
   }
 
-  mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
+  mutating func checkHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
     var checked: HedgePolicy?
-    let delay = checkDuration(syntax.delay, of: "hedge", mustBePositive: false)
+    let delay = checkDuration(syntax.delay, of: Keyword.hedge.text, mustBePositive: false)
     if let count = syntax.count {
       if count < 1 || count > PolicyLimits.largestHedgeCount {
         report(.hedgeCountOutOfRange(count), at: syntax.countRange)

@@ -27,123 +27,41 @@ struct PolicyNameChecker {
   }
 }
 
-/// Checks and compiles a file's declarations, one at a time, as the parser reads them (or as
-/// they are read back from a tree): each policy's lines go to a checker of its own, and names
-/// are checked across the file.
-struct FileChecker: DeclarationConsumer {
-  /// The host's names for error classes and hooks.
-  let vocabulary: Vocabulary
-  /// The checker of the declaration being read.
+/// Checks and compiles a file's declarations, one at a time: each policy's lines go to a
+/// checker of its own, and names are checked across the file.
+struct FileChecker {
+  /// The checker of the declaration being read; reset for each one, so its room is reused.
   private var checker: PolicyChecker
   private var names = PolicyNameChecker()
   /// The checkers' diagnostics, in the order found.
   private var checkerDiagnostics = DiagnosticList()
-  /// The policies without an error of their own, in the order of the file.
-  private(set) var policies: [CompiledPolicy] = []
-  /// Whether the names are checked here; when false, each declaration's name and compiled
-  /// policy go to `declarations` instead, for a caller that checks the names of several
-  /// parts of a file together (see `AnalyzeInParts.swift`).
-  var checksNames = true
-  /// Each declaration's name and its policy (nil when it has an error of its own), in order,
-  /// when `checksNames` is false.
-  private(set) var declarations: [(name: NameSyntax, policy: CompiledPolicy?)] = []
-  /// The checkers' diagnostics alone, without those of the names.
-  var policyDiagnostics: DiagnosticList { checkerDiagnostics }
+  /// The policies without an error of their own, with their sources, in the order of the file.
+  private(set) var policies: [CheckedPolicy] = []
 
   init(vocabulary: Vocabulary) {
-    self.vocabulary = vocabulary
     checker = PolicyChecker(vocabulary: vocabulary)
   }
 
-  /// Makes room for the policies and names of a file of `byteCount` bytes.
-  ///
-  /// Growing the name table rehashed every name at each doubling, a few percent of a large
-  /// file's time. The estimate is one policy per 96 bytes (the benchmark's files have 111);
-  /// room reserved and not used is never written.
-  mutating func reserveCapacity(forFileOf byteCount: Int) {
-    let estimate = byteCount / 96
-    guard estimate > 16 else { return }
-    guard checksNames else { return declarations.reserveCapacity(estimate) }
-    names.reserveCapacity(estimate)
-    policies.reserveCapacity(estimate)
+  /// Makes room for the policies and names of `count` declarations.
+  mutating func reserveCapacity(_ count: Int) {
+    names.reserveCapacity(count)
+    policies.reserveCapacity(count)
   }
 
   /// The names' and the checkers' diagnostics, in the order found.
   var diagnostics: DiagnosticList { DiagnosticList.merged(names.diagnostics, checkerDiagnostics) }
 
-  mutating func beginDeclaration() {
+  /// Checks one declaration of the tree.
+  mutating func check(_ declaration: PolicyDeclarationSyntax) {
     checker.reset()
-  }
-
-  mutating func beginLine(head: RetryHeadSyntax?) { checker.beginLine(head: head) }
-
-  mutating func consumeClasses(
-    _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace
-  ) {
-    checker.consumeClasses(names, isExcept: isExcept, at: place)
-  }
-
-  mutating func consumeImmediately(at place: ClausePlace) { checker.consumeImmediately(at: place) }
-
-  mutating func consumeDuration(
-    _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace
-  ) {
-    checker.consumeDuration(keyword, literal, at: place)
-  }
-
-  mutating func consumeBackoff(
-    _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
-    at place: ClausePlace
-  ) {
-    checker.consumeBackoff(literal, growth, at: place)
-  }
-
-  mutating func consumeDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
-    checker.consumeDelays(literals, at: place)
-  }
-
-  mutating func consumeJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
-    checker.consumeJitter(syntax, at: place)
-  }
-
-  mutating func consumeHook(_ name: NameSyntax, at place: ClausePlace) {
-    checker.consumeHook(name, at: place)
-  }
-
-  mutating func consumeHonoringRetryAfter(at place: ClausePlace) {
-    checker.consumeHonoringRetryAfter(at: place)
-  }
-
-  mutating func consumeBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
-    checker.consumeBudget(number, at: place)
-  }
-
-  mutating func consumeHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
-    checker.consumeHedge(syntax, at: place)
-  }
-
-  mutating func endLine(range: SourceRange, hasSyntaxErrors: Bool, names: [NameSyntax]) {
-    checker.endLine(range: range, hasSyntaxErrors: hasSyntaxErrors, names: names)
-  }
-
-  /// None: the lines went to the checker, and no tree is built.
-  mutating func takeLines() -> [LineSyntax] { [] }
-
-  mutating func endDeclaration(_ declaration: PolicyDeclarationSyntax) {
-    let isDuplicate = checksNames && names.isDuplicate(declaration.name)
-    let policy = checker.finish(
-      name: declaration.name.text, emptyRange: declaration.name.range,
+    let isDuplicate = names.isDuplicate(declaration.name)
+    let policy = checker.compile(
+      declaration.body, name: declaration.name.text, emptyRange: declaration.name.range,
       hasSyntaxErrors: declaration.hasSyntaxErrors)
     checkerDiagnostics.append(contentsOf: checker.diagnostics)
-    guard checksNames else { return declarations.append((declaration.name, policy)) }
-    if let policy, !isDuplicate { policies.append(policy) }
-  }
-
-  /// Checks a declaration of a tree, as if the parser handed it on.
-  mutating func check(_ declaration: PolicyDeclarationSyntax) {
-    beginDeclaration()
-    for line in declaration.body.lines { checker.check(line) }
-    endDeclaration(declaration)
+    if let policy, !isDuplicate {
+      policies.append(CheckedPolicy(policy: policy, declaration: declaration))
+    }
   }
 }
 

@@ -148,10 +148,19 @@ extension PolicyChecker {
       }
     }
 
-    if let catchAllLine {
-      report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
-    } else if rule.exceptRange == nil, rule.onRange == nil || errorClasses.contains("any") {
-      catchAllLine = head.range.start.line
+    // A rule that names an error takes it before any rule without `on` (see
+    // `RetryStateMachine.takingRule`): a catch-all hides only later catch-alls, and a rule
+    // hides a later one whose every class it names.
+    if rule.onRange == nil || errorClasses.contains("any") {
+      if let catchAllLine {
+        report(.unreachableRule(catchAllLine: catchAllLine), at: head.range)
+      } else if rule.exceptRange == nil {
+        catchAllLine = head.range.start.line
+      }
+    } else if let line = hiddenRuleLine(errorClasses) {
+      report(.hiddenRule(namingLine: line), at: head.range)
+    } else if rule.exceptRange == nil, namingRules.count < 64 {
+      namingRules.append((head.range.start.line, errorClasses))
     }
 
     // A missing value here was reported above (or by the parser): nothing to compile.
@@ -279,5 +288,18 @@ extension PolicyChecker {
     guard let known = vocabulary.hooks, !known.contains(name.text) else { return }
     let suggestion = Suggestion.nearest(to: name.text, in: known.sorted())
     report(.unknownHook(name.text, suggestion: suggestion), at: name.range)
+  }
+
+  /// The line of an earlier rule (with `on`, without `except`) that names every class of
+  /// `classes`, so that it takes every error a rule with these classes would; nil if none.
+  func hiddenRuleLine(_ classes: [String]) -> Int? {
+    guard !classes.isEmpty else { return nil }
+    for earlier in namingRules
+    where classes.allSatisfy({ inner in
+      earlier.classes.contains { HTTPErrorClasses.covers($0, inner) }
+    }) {
+      return earlier.line
+    }
+    return nil
   }
 }

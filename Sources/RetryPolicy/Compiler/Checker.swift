@@ -61,6 +61,9 @@ struct PolicyChecker {
   var foreverCounts: [SourceRange] = []
   /// The line of the first rule that takes every error.
   var catchAllLine: Int?
+  /// The rules with `on` and without `except`, by line, which take every error they name
+  /// before later rules do (see `hiddenRuleLine`); at most 64 are kept.
+  var namingRules: [(line: Int, classes: [String])] = []
   /// The number of rules (`retry` lines) checked.
   var ruleCount = 0
   var rules: [RetryRule] = []
@@ -95,6 +98,7 @@ struct PolicyChecker {
     if hedgeConflicts.count > 0 { hedgeConflicts.removeAll() }
     if !foreverCounts.isEmpty { foreverCounts.removeAll(keepingCapacity: true) }
     catchAllLine = nil
+    if !namingRules.isEmpty { namingRules.removeAll(keepingCapacity: true) }
     ruleCount = 0
     if !rules.isEmpty { rules = [] }
     // Outside a rule the rule's state is already empty (`finishRule` empties it).
@@ -125,22 +129,22 @@ struct PolicyChecker {
       switch clause.kind {
       case .on(let list):
         names += list
-        consumeClasses(names[(names.count - list.count)...], isExcept: false, at: place)
+        checkClasses(names[(names.count - list.count)...], isExcept: false, at: place)
       case .except(let list):
         names += list
-        consumeClasses(names[(names.count - list.count)...], isExcept: true, at: place)
-      case .immediately: consumeImmediately(at: place)
-      case .delay(let literal): consumeDuration(.delay, literal, at: place)
-      case .backoff(let literal, let growth): consumeBackoff(literal, growth, at: place)
-      case .delays(let literals): consumeDelays(literals, at: place)
-      case .jitter(let syntax): consumeJitter(syntax, at: place)
-      case .max(let literal): consumeDuration(.max, literal, at: place)
-      case .after(let name): consumeHook(name, at: place)
-      case .honoringRetryAfter: consumeHonoringRetryAfter(at: place)
-      case .within(let literal): consumeDuration(.within, literal, at: place)
-      case .timeout(let literal): consumeDuration(.timeout, literal, at: place)
-      case .budget(let number): consumeBudget(number, at: place)
-      case .hedge(let syntax): consumeHedge(syntax, at: place)
+        checkClasses(names[(names.count - list.count)...], isExcept: true, at: place)
+      case .immediately: checkImmediately(at: place)
+      case .delay(let literal): checkDuration(.delay, literal, at: place)
+      case .backoff(let literal, let growth): checkBackoff(literal, growth, at: place)
+      case .delays(let literals): checkDelays(literals, at: place)
+      case .jitter(let syntax): checkJitter(syntax, at: place)
+      case .max(let literal): checkDuration(.max, literal, at: place)
+      case .after(let name): checkHook(name, at: place)
+      case .honoringRetryAfter: checkHonoringRetryAfter(at: place)
+      case .within(let literal): checkDuration(.within, literal, at: place)
+      case .timeout(let literal): checkDuration(.timeout, literal, at: place)
+      case .budget(let number): checkBudget(number, at: place)
+      case .hedge(let syntax): checkHedge(syntax, at: place)
       }
     }
     endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
@@ -159,7 +163,7 @@ struct PolicyChecker {
       budgetRatio: budgetRatio, hedge: hedge)
   }
 
-  // MARK: Lines as the parser reads them
+  // MARK: Lines
 
   /// Starts a line: a rule when it has a head, else a line of policy-wide clauses.
   mutating func beginLine(head: RetryHeadSyntax?) {
@@ -186,7 +190,7 @@ struct PolicyChecker {
     -> Bool
   {
     guard let first else { return true }
-    let written = keyword == .honoring ? "honoring retry-after" : keyword.rawValue
+    let written = keyword.clause?.text ?? keyword.text
     report(
       .duplicateClause(written, isPolicyWide: keyword.isPolicyWide), at: range,
       notes: [Diagnostic(.firstGivenHere(written), at: first)])
@@ -208,7 +212,7 @@ struct PolicyChecker {
     if hedgeClause != nil {
       for conflict in hedgeConflicts.all {
         let keyword =
-          conflict.keyword == .honoring ? "honoring retry-after" : conflict.keyword.rawValue
+          conflict.keyword.clause?.text ?? conflict.keyword.text
         report(.hedgeConflict(keyword), at: conflict.range)
       }
     }
@@ -218,5 +222,10 @@ struct PolicyChecker {
   }
 }
 
-/// The checker takes lines straight from the parser, so that no tree is built for them.
-extension PolicyChecker: LineConsumer {}
+/// Where a clause stands: its keyword's range and the whole clause's.
+struct ClausePlace {
+  /// The range of the clause's keyword (`honoring` for `honoring retry-after`).
+  var keyword: SourceRange
+  /// The range of the whole clause.
+  var clause: SourceRange
+}

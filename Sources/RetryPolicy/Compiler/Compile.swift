@@ -12,12 +12,12 @@ import Foundation
 ///     let policy = try compile(policy: "retry 5 on serverError backoff 1s x1.5 jitter 10%")
 public func compile(policy source: String, vocabulary: Vocabulary = .open) throws -> CompiledPolicy
 {
-  // `checkPolicy`, with the diagnostics put in order only when they are thrown: a policy
-  // that compiles is returned as it is.
+  // `analyze(policy:)`, with the diagnostics put in order only when they are thrown: a
+  // policy that compiles is returned as it is.
+  let (body, _, syntaxDiagnostics) = Parser.parsePolicy(text: source)
   var checker = PolicyChecker(vocabulary: vocabulary)
-  let (range, _, syntaxDiagnostics) = Parser.parsePolicy(source, into: &checker)
-  if let policy = checker.finish(
-    name: nil, emptyRange: range, hasSyntaxErrors: !syntaxDiagnostics.isEmpty)
+  if let policy = checker.compile(
+    body, name: nil, emptyRange: body.range, hasSyntaxErrors: !syntaxDiagnostics.isEmpty)
   {
     return policy
   }
@@ -29,8 +29,7 @@ public func compile(policy source: String, vocabulary: Vocabulary = .open) throw
 ///
 /// Throws ``PolicyCompileError`` carrying every diagnostic of the file (warnings too),
 /// reported under `sourceName`, when any policy of it has an error. Otherwise the file's
-/// warnings are in ``PolicyFile/warnings``. A file of more than 1 MiB is read in parts on
-/// several cores, as ``analyze(policyFile:vocabulary:)`` says.
+/// warnings are in ``PolicyFile/warnings``.
 public func compile(
   policyFile source: String, sourceName: String = "<file>", vocabulary: Vocabulary = .open
 ) throws -> PolicyFile {

@@ -16,11 +16,12 @@ extension CompiledPolicy: CustomStringConvertible {
       if index > 0 { text += "\n" }
       rule.write(to: &text, explicitDelays: explicitDelays)
     }
+    // The policy-wide clauses in the clause table's order.
     var policyWide = ""
-    if let deadline { policyWide += " within " + deadline.policyText }
-    if let attemptTimeout { policyWide += " timeout " + attemptTimeout.policyText }
-    if let budgetRatio { policyWide += " budget " + Self.percentText(budgetRatio) + "%" }
-    if let hedge { policyWide += " hedge \(hedge.count) after " + hedge.delay.policyText }
+    for clause in Clause.allCases where clause.isPolicyWide {
+      guard let arguments = arguments(of: clause) else { continue }
+      policyWide += " " + clause.text + (arguments.isEmpty ? "" : " " + arguments)
+    }
     guard !policyWide.isEmpty else { return text }
     if rules.count > 1 {
       text += "\n"
@@ -29,6 +30,17 @@ extension CompiledPolicy: CustomStringConvertible {
       policyWide.removeFirst()
     }
     return text + policyWide
+  }
+
+  /// The arguments of a policy-wide clause as policy text; nil when the policy has none.
+  private func arguments(of clause: Clause) -> String? {
+    switch clause {
+    case .within: deadline?.policyText
+    case .timeout: attemptTimeout?.policyText
+    case .budget: budgetRatio.map { Self.percentText($0) + "%" }
+    case .hedge: hedge.map { "\($0.count) \(Keyword.after.text) " + $0.delay.policyText }
+    default: nil
+    }
   }
 
   /// A fraction as the percentage that compiles back to it: 0.1 → `10`, 0.075 → `7.5`.
@@ -90,31 +102,39 @@ extension RetryRule: CustomStringConvertible {
     return text
   }
 
-  /// Appends the rule's text.
+  /// Appends the rule's text: `retry N`, then its clauses in the clause table's order.
   func write(to text: inout String, explicitDelays: Bool = false) {
-    text += "retry "
-    text += behavior.maxCount.map { String($0) } ?? "forever"
-    if !errorClasses.isEmpty { text += " on " + errorClasses.joined(separator: ", ") }
-    if !excludedClasses.isEmpty { text += " except " + excludedClasses.joined(separator: ", ") }
-    switch behavior {
-    case .immediate:
-      if explicitDelays { text += " immediately" }
-    case .delayed(_, let delay):
-      text += " delay " + delay.policyText
-    case .exponential(_, let initial, let multiplier):
-      text += " backoff " + initial.policyText
-      if multiplier != 2 || explicitDelays {
-        text += " x" + CompiledPolicy.numberText(multiplier)
-      }
-    case .linear(_, let initial, let increment):
-      text += " backoff " + initial.policyText + " +" + increment.policyText
-    case .customTimerDelayed(_, let delays):
-      text += " delays " + delays.map(\.policyText).joined(separator: ", ")
+    text += Keyword.retry.text + " "
+    text += behavior.maxCount.map { String($0) } ?? Keyword.forever.text
+    for clause in Clause.allCases where !clause.isPolicyWide {
+      guard let arguments = arguments(of: clause, explicitDelays: explicitDelays) else { continue }
+      text += " " + clause.text
+      if !arguments.isEmpty { text += " " + arguments }
     }
-    if let jitter { text += " jitter " + jitter.policyText }
-    if let maxDelay { text += " max " + maxDelay.policyText }
-    if let hook { text += " after " + hook }
-    if honorsRetryAfter { text += " honoring retry-after" }
+  }
+
+  /// The arguments of a rule clause as policy text (empty for a clause without arguments);
+  /// nil when the rule has no such clause.
+  private func arguments(of clause: Clause, explicitDelays: Bool) -> String? {
+    switch (clause, behavior) {
+    case (.on, _): errorClasses.isEmpty ? nil : errorClasses.joined(separator: ", ")
+    case (.except, _): excludedClasses.isEmpty ? nil : excludedClasses.joined(separator: ", ")
+    case (.immediately, .immediate): explicitDelays ? "" : nil
+    case (.delay, .delayed(_, let delay)): delay.policyText
+    case (.backoff, .exponential(_, let initial, let multiplier)):
+      initial.policyText
+        + (multiplier != 2 || explicitDelays
+          ? " " + Keyword.x.text + CompiledPolicy.numberText(multiplier) : "")
+    case (.backoff, .linear(_, let initial, let increment)):
+      initial.policyText + " +" + increment.policyText
+    case (.delays, .customTimerDelayed(_, let delays)):
+      delays.map(\.policyText).joined(separator: ", ")
+    case (.jitter, _): jitter?.policyText
+    case (.max, _): maxDelay?.policyText
+    case (.after, _): hook
+    case (.honoringRetryAfter, _): honorsRetryAfter ? "" : nil
+    default: nil
+    }
   }
 }
 
@@ -147,9 +167,9 @@ extension Jitter: CustomStringConvertible {
   public var description: String {
     switch self {
     case .proportional(let fraction): "proportional(fraction: \(fraction))"
-    case .full: "full"
-    case .equal: "equal"
-    case .decorrelated: "decorrelated"
+    case .full: Keyword.full.text
+    case .equal: Keyword.equal.text
+    case .decorrelated: Keyword.decorrelated.text
     }
   }
 
@@ -157,9 +177,9 @@ extension Jitter: CustomStringConvertible {
   var policyText: String {
     switch self {
     case .proportional(let fraction): CompiledPolicy.percentText(fraction) + "%"
-    case .full: "full"
-    case .equal: "equal"
-    case .decorrelated: "decorrelated"
+    case .full: Keyword.full.text
+    case .equal: Keyword.equal.text
+    case .decorrelated: Keyword.decorrelated.text
     }
   }
 }

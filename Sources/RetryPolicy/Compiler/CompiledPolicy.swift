@@ -80,6 +80,11 @@ public struct RetryRule: Sendable, Hashable {
   public var honorsRetryAfter: Bool
 
   /// Creates a rule; every part but the behavior is optional.
+  ///
+  /// Out-of-range values are clamped, never trapped on: a `maxDelay` into
+  /// [0, 10^9 s] and a proportional jitter's fraction into [0, 1] (NaN: 0). The behavior is
+  /// kept as given; every use of it (schedules, delays, printing) treats a negative count as
+  /// 0, a negative or NaN delay as 0, and saturates at 10^9 s.
   public init(
     behavior: RepeatBehavior,
     errorClasses: [String] = [],
@@ -92,8 +97,13 @@ public struct RetryRule: Sendable, Hashable {
     self.behavior = behavior
     self.errorClasses = errorClasses
     self.excludedClasses = excludedClasses
-    self.jitter = jitter
-    self.maxDelay = maxDelay
+    if case .proportional(let fraction)? = jitter {
+      let clamped = fraction.isNaN ? 0 : Swift.min(Swift.max(fraction, 0), 1)
+      self.jitter = .proportional(fraction: clamped)
+    } else {
+      self.jitter = jitter
+    }
+    self.maxDelay = maxDelay.map(Duration.clampedForPolicy)
     self.hook = hook
     self.honorsRetryAfter = honorsRetryAfter
   }
@@ -110,7 +120,8 @@ public struct RetryRule: Sendable, Hashable {
 public struct CompiledPolicy: Sendable, Hashable {
   /// The policy's name in its file, or nil for a policy compiled from a single text.
   public var name: String?
-  /// The rules; an error goes to the first rule whose classes match it.
+  /// The rules; an error goes to the first rule that names it, else to the first rule without
+  /// `on` that takes it (see `run`).
   public var rules: [RetryRule]
   /// The overall deadline from the first attempt (`within`).
   public var deadline: Duration?
@@ -125,6 +136,10 @@ public struct CompiledPolicy: Sendable, Hashable {
   public var breaker: CircuitBreakerPolicy?
 
   /// Creates a policy from its parts.
+  ///
+  /// Out-of-range values are clamped, never trapped on: `deadline` and `attemptTimeout`
+  /// into [0, 10^9 s], `budgetRatio` into [0, 1], a NaN ratio counting as 0 (a budget that
+  /// allows only its floor of retries), as ``RetryBudget`` treats it.
   public init(
     name: String? = nil,
     rules: [RetryRule],
@@ -136,9 +151,9 @@ public struct CompiledPolicy: Sendable, Hashable {
   ) {
     self.name = name
     self.rules = rules
-    self.deadline = deadline
-    self.attemptTimeout = attemptTimeout
-    self.budgetRatio = budgetRatio
+    self.deadline = deadline.map(Duration.clampedForPolicy)
+    self.attemptTimeout = attemptTimeout.map(Duration.clampedForPolicy)
+    self.budgetRatio = budgetRatio.map(RetryBudget.clampedRatio)
     self.hedge = hedge
     self.breaker = breaker
   }
@@ -155,9 +170,16 @@ public struct HedgePolicy: Sendable, Hashable {
   /// The time between attempt starts while no attempt has finished.
   public var delay: Duration
 
-  /// Creates a hedging clause.
+  /// Creates a hedging clause; a negative count is clamped to 0, `delay` into [0, 10^9 s].
   public init(count: Int, delay: Duration) {
-    self.count = count
-    self.delay = delay
+    self.count = Swift.max(0, count)
+    self.delay = Duration.clampedForPolicy(delay)
+  }
+}
+
+extension Duration {
+  /// The duration within [0, ``saturatedDelay``]: what the public initializers keep.
+  static func clampedForPolicy(_ duration: Duration) -> Duration {
+    Swift.min(Swift.max(duration, .zero), .saturatedDelay)
   }
 }

@@ -4,7 +4,7 @@ extension Duration {
   /// Whole minutes and hours use `m` and `h`; below a second, whole milliseconds use `ms`;
   /// everything else is seconds with as many decimals as needed (at most 9).
   package var policyText: String {
-    let (whole, attoseconds) = components
+    let (whole, attoseconds) = exactComponents
     if attoseconds == 0, whole != 0 {
       if whole % 3600 == 0 { return "\(whole / 3600)h" }
       if whole % 60 == 0 { return "\(whole / 60)m" }
@@ -17,7 +17,7 @@ extension Duration {
 
   /// The duration as a plain decimal number of seconds, such as `5.0625` or `0.25`.
   package var secondsText: String {
-    let (whole, attoseconds) = components
+    let (whole, attoseconds) = exactComponents
     return Self.decimalSeconds(whole: whole, attoseconds: attoseconds)
   }
 

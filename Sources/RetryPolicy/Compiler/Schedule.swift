@@ -206,26 +206,109 @@ extension RetryRule {
   private static let maximumRows = 10_000
 
   /// The sum of the longest delays of retries 1 through `count`, saturated.
+  ///
+  /// The first retries are added one by one; once the delays settle (capped, saturated or
+  /// constant) the rest are multiplied out, and past ``explicitTotalRows`` retries the rest
+  /// are summed in closed form (see ``tailTotal(from:through:)``), so that any count, up to
+  /// `Int.max`, costs at most a few hundred delay computations.
   private func worstCaseTotal(ofRetries count: Int) -> Duration {
     // From this retry on, a rule's delays can stay the same: past an explicit schedule's end.
     var settled = 1
     if case .customTimerDelayed(_, let delays) = behavior { settled = delays.count + 1 }
+    let explicitRows = Swift.max(settled + 1, Self.explicitTotalRows)
     var seconds = 0.0
     var previous: Double?
     var retry = 1
     while retry <= count {
-      let longest = delayBounds(beforeRetry: retry).upperBound.seconds
+      let longest = longestSeconds(beforeRetry: retry)
       seconds += longest
       if seconds >= Duration.saturatedSeconds { break }
-      // Delays never shrink after `settled` (see the invariant tests), so equal delays in a
-      // row are the delay of every later retry: capped, saturated, or constant.
-      if retry > settled, let previous, previous == longest {
+      // Equal delays in a row are the delay of every later retry when they are the ceiling
+      // (the cap, or the saturation point) or the rule's delays are constant by kind; not
+      // otherwise: `backoff 1ns x1.1` rounds to 1 ns twice, then grows.
+      if retry > settled, let previous, previous == longest,
+        longest >= ceilingSeconds || hasConstantDelays
+      {
         seconds += longest * Double(count - retry)
         break
       }
       previous = longest
+      if retry >= explicitRows, retry < count {
+        seconds += tailTotal(from: retry + 1, through: count)
+        break
+      }
       retry += 1
     }
     return .saturating(seconds: seconds)
+  }
+
+  /// The longest delay any retry can have, in seconds: the cap, or the saturation point.
+  private var ceilingSeconds: Double {
+    Duration.saturating(seconds: capSeconds).seconds
+  }
+
+  /// Whether every delay past an explicit schedule's end is the same, by the rule's kind.
+  private var hasConstantDelays: Bool {
+    if case .decorrelated? = jitter { return false }
+    switch behavior {
+    case .immediate, .delayed, .customTimerDelayed: return true
+    case .linear(_, _, let increment): return increment == .zero
+    case .exponential(_, let initial, let multiplier): return multiplier == 1 || initial <= .zero
+    }
+  }
+
+  /// The retries whose delays ``worstCaseTotal(ofRetries:)`` adds one by one.
+  private static let explicitTotalRows = 256
+
+  /// The longest delay before retry `n`, in seconds.
+  private func longestSeconds(beforeRetry n: Int) -> Double {
+    delayBounds(beforeRetry: n).upperBound.seconds
+  }
+
+  /// The sum of the longest delays of retries `first` through `last` (first ≤ last), past an
+  /// explicit schedule's end, where the longest delay is a monotonic function of the retry.
+  ///
+  /// Monotonic, it is constant on a first and a last stretch (zero, capped or saturated),
+  /// found by bisection, and between them it is the behavior's own sequence: arithmetic for
+  /// `linear`, geometric for `exponential` (and for decorrelated jitter's bound, × 3), summed
+  /// in closed form. Delays are rounded to the nanosecond, so the middle stretch's sum is
+  /// exact to that rounding.
+  private func tailTotal(from first: Int, through last: Int) -> Double {
+    let low = longestSeconds(beforeRetry: first)
+    let high = longestSeconds(beforeRetry: last)
+    guard low != high else { return low * (Double(last - first) + 1) }
+    // The last retry of the first stretch, and the first retry of the last one.
+    let lowEnd = boundary(from: first, through: last) { longestSeconds(beforeRetry: $0) != low }
+    let highStart =
+      boundary(from: first, through: last) { longestSeconds(beforeRetry: $0) == high }
+    var total = low * Double(lowEnd - first) + high * (Double(last - highStart) + 1)
+    let middleFirst = lowEnd
+    let middleLast = highStart - 1
+    guard middleFirst <= middleLast else { return total }
+    let a = longestSeconds(beforeRetry: middleFirst)
+    let b = longestSeconds(beforeRetry: middleLast)
+    let terms = Double(middleLast - middleFirst) + 1
+    var ratio: Double?
+    if case .exponential(_, _, let multiplier) = behavior { ratio = multiplier }
+    if case .decorrelated? = jitter { ratio = 3 }
+    if let ratio, ratio.isFinite, ratio > 0, ratio != 1 {
+      total += (b * ratio - a) / (ratio - 1)
+    } else {
+      total += terms * (a + b) / 2
+    }
+    return total
+  }
+
+  /// The first retry in `first ... last` for which `isPast` holds, `isPast` being false and
+  /// then true along the range; `last + 1` when it never holds.
+  private func boundary(from first: Int, through last: Int, _ isPast: (Int) -> Bool) -> Int {
+    var low = first
+    var high = last
+    guard isPast(high) else { return last + 1 }
+    while low < high {
+      let middle = low + (high - low) / 2
+      if isPast(middle) { high = middle } else { low = middle + 1 }
+    }
+    return low
   }
 }

@@ -30,29 +30,77 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
   public var severity: Severity
   /// The stable identifier of the message in the catalogue, such as `unknown-unit`.
   public var id: DiagnosticID
-  /// The message: a lowercase phrase without a final period.
-  public var message: String
+  /// The message without the suggestion of its fix-its: a lowercase phrase without a final
+  /// period.
+  public var summary: String
   /// Where the diagnostic points: the marker goes under `range.start`.
   public var range: SourceRange
   /// Notes that belong to this diagnostic, such as where a clause was first given.
   public var notes: [Diagnostic]
+  /// Edits that would fix the text, such as a misspelt keyword replaced with the right one.
+  public var fixIts: [FixIt]
+
+  /// The message as shown: the summary, then `; did you mean 'x'?` rendered from the first
+  /// fix-it, when there is one.
+  ///
+  /// Setting it sets the summary; the fix-its stay, and their suggestion is still shown.
+  public var message: String {
+    get { fixIts.first.map { summary + Suggestion.didYouMean($0.replacement) } ?? summary }
+    set { summary = newValue }
+  }
 
   /// The line the diagnostic points at, counted from 1.
   public var line: Int { range.start.line }
   /// The column the diagnostic points at, in Unicode scalars, counted from 1.
   public var column: Int { range.start.column }
 
-  /// Creates a diagnostic from a catalogue message and a place.
-  package init(_ message: DiagnosticMessage, at range: SourceRange, notes: [Diagnostic] = []) {
+  /// Creates a diagnostic from a catalogue message and a place; the message's suggestion,
+  /// if any, becomes a fix-it that replaces `range` unless `fixIts` are given.
+  package init(
+    _ message: DiagnosticMessage, at range: SourceRange, notes: [Diagnostic] = [],
+    fixIts: [FixIt]? = nil
+  ) {
     self.severity = message.severity
     self.id = message.id
-    self.message = message.text
+    self.summary = message.text
     self.range = range
     self.notes = notes
+    self.fixIts =
+      fixIts ?? message.suggestion.map { [FixIt(range: range, replacement: $0)] } ?? []
+  }
+
+  /// Creates a diagnostic of a tool's own, outside the catalogue's messages.
+  package init(
+    id: DiagnosticID, severity: Severity, summary: String, at range: SourceRange,
+    notes: [Diagnostic] = [], fixIts: [FixIt] = []
+  ) {
+    self.severity = severity
+    self.id = id
+    self.summary = summary
+    self.range = range
+    self.notes = notes
+    self.fixIts = fixIts
   }
 
   /// `LINE:COL: SEVERITY: MESSAGE`, the form without a file name.
   public var description: String { "\(line):\(column): \(severity.rawValue): \(message)" }
+}
+
+/// An edit that fixes a diagnostic: the text of `range` becomes `replacement`.
+///
+/// The command line shows it as `did you mean 'replacement'?`; the language server offers it
+/// as a quick fix.
+public struct FixIt: Sendable, Hashable {
+  /// The text to replace.
+  public var range: SourceRange
+  /// What replaces it.
+  public var replacement: String
+
+  /// Creates an edit of `range` to `replacement`.
+  public init(range: SourceRange, replacement: String) {
+    self.range = range
+    self.replacement = replacement
+  }
 }
 
 /// The error that compiling a policy throws: it carries every diagnostic of the text.

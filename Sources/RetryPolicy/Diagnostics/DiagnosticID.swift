@@ -1,130 +1,182 @@
-/// The stable identifier of each message in the diagnostic catalogue.
+/// The stable identifier of a diagnostic, such as `unknown-unit`.
 ///
-/// Tools and tests match on these rather than on message text. Every case has a
-/// factory in ``DiagnosticMessage`` (syntax messages in `DiagnosticMessage+Syntax.swift`,
-/// semantic ones in `DiagnosticMessage+Semantics.swift`).
-public enum DiagnosticID: String, Sendable, Hashable, CaseIterable, Codable {
+/// Tools and tests match on these rather than on message text. The core's catalogue is
+/// ``allCases``: each has a factory in ``DiagnosticMessage`` (syntax messages in
+/// `DiagnosticMessage+Syntax.swift`, semantic ones in `DiagnosticMessage+Semantics.swift`).
+/// A tool declares the identifiers of its own diagnostics (such as `retry-policy export`'s
+/// `inexact-export`) beside it, outside the catalogue.
+public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The identifier as written in documentation and editors: `unknown-unit`.
+  public var rawValue: String
+
+  /// The identifier of the core's catalogue spelt `rawValue`, or nil.
+  public init?(rawValue: String) {
+    guard let found = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+    self = found
+  }
+
+  /// An identifier of the catalogue.
+  private init(catalogued rawValue: String) {
+    self.rawValue = rawValue
+  }
+
+  /// An identifier of a tool's own diagnostic, outside the catalogue.
+  package init(tool rawValue: String) {
+    self.rawValue = rawValue
+  }
+
+  /// The identifier: `unknown-unit`.
+  public var description: String { rawValue }
+
+  /// Decodes an identifier from its raw value, in the catalogue or not.
+  public init(from decoder: any Decoder) throws {
+    rawValue = try decoder.singleValueContainer().decode(String.self)
+  }
+
+  /// Encodes the raw value.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(rawValue)
+  }
+
   // MARK: Lexical and syntax errors
 
   /// A character that cannot start any token.
-  case unexpectedCharacter = "unexpected-character"
+  public static let unexpectedCharacter = DiagnosticID(catalogued: "unexpected-character")
   /// A byte sequence that is not UTF-8.
-  case invalidUTF8 = "invalid-utf8"
+  public static let invalidUTF8 = DiagnosticID(catalogued: "invalid-utf8")
   /// A number that is not well formed, such as `1.`.
-  case malformedNumber = "malformed-number"
+  public static let malformedNumber = DiagnosticID(catalogued: "malformed-number")
   /// A number too large to represent.
-  case numberTooLarge = "number-too-large"
+  public static let numberTooLarge = DiagnosticID(catalogued: "number-too-large")
   /// A duration unit that does not exist, such as `5d`.
-  case unknownUnit = "unknown-unit"
+  public static let unknownUnit = DiagnosticID(catalogued: "unknown-unit")
   /// A number where a duration was expected, such as `delay 5`.
-  case missingUnit = "missing-unit"
+  public static let missingUnit = DiagnosticID(catalogued: "missing-unit")
   /// A word that is not a clause keyword where a clause was expected.
-  case unknownClause = "unknown-clause"
+  public static let unknownClause = DiagnosticID(catalogued: "unknown-clause")
   /// A token that does not fit where it stands.
-  case unexpectedToken = "unexpected-token"
+  public static let unexpectedToken = DiagnosticID(catalogued: "unexpected-token")
   /// `retry` not followed by a count or `forever`.
-  case expectedCount = "expected-count"
+  public static let expectedCount = DiagnosticID(catalogued: "expected-count")
   /// A clause that needs a duration and has none.
-  case expectedDuration = "expected-duration"
+  public static let expectedDuration = DiagnosticID(catalogued: "expected-duration")
   /// A clause that needs a name (error class, hook) and has none.
-  case expectedName = "expected-name"
+  public static let expectedName = DiagnosticID(catalogued: "expected-name")
   /// A clause that needs a percentage and has none.
-  case expectedPercent = "expected-percent"
+  public static let expectedPercent = DiagnosticID(catalogued: "expected-percent")
   /// `backoff D x` without a number.
-  case expectedFactor = "expected-factor"
+  public static let expectedFactor = DiagnosticID(catalogued: "expected-factor")
   /// `jitter` without a percentage or a kind.
-  case expectedJitter = "expected-jitter"
+  public static let expectedJitter = DiagnosticID(catalogued: "expected-jitter")
   /// `honoring` without `retry-after`.
-  case expectedRetryAfter = "expected-retry-after"
+  public static let expectedRetryAfter = DiagnosticID(catalogued: "expected-retry-after")
   /// `hedge` not followed by `N after D`.
-  case expectedHedge = "expected-hedge"
+  public static let expectedHedge = DiagnosticID(catalogued: "expected-hedge")
   /// `policy` without a name.
-  case expectedPolicyName = "expected-policy-name"
+  public static let expectedPolicyName = DiagnosticID(catalogued: "expected-policy-name")
   /// `policy NAME` not followed by `=` or `{`.
-  case expectedPolicyBody = "expected-policy-body"
+  public static let expectedPolicyBody = DiagnosticID(catalogued: "expected-policy-body")
   /// A block without its closing `}`.
-  case unterminatedBlock = "unterminated-block"
+  public static let unterminatedBlock = DiagnosticID(catalogued: "unterminated-block")
   /// A name that is not an ASCII identifier.
-  case invalidName = "invalid-name"
+  public static let invalidName = DiagnosticID(catalogued: "invalid-name")
   /// Something at the top level of a file that is not `policy`.
-  case expectedPolicy = "expected-policy"
+  public static let expectedPolicy = DiagnosticID(catalogued: "expected-policy")
   /// Rule clauses on a line that does not start with `retry`.
-  case expectedRetry = "expected-retry"
+  public static let expectedRetry = DiagnosticID(catalogued: "expected-retry")
   /// Text with no rule at all.
-  case emptyPolicy = "empty-policy"
+  public static let emptyPolicy = DiagnosticID(catalogued: "empty-policy")
 
   // MARK: Semantic errors
 
   /// A clause given twice where once is allowed.
-  case duplicateClause = "duplicate-clause"
+  public static let duplicateClause = DiagnosticID(catalogued: "duplicate-clause")
   /// Two delay clauses in one rule (`delay` and `backoff`).
-  case conflictingDelay = "conflicting-delay"
+  public static let conflictingDelay = DiagnosticID(catalogued: "conflicting-delay")
   /// `retry forever` without `within`.
-  case foreverWithoutWithin = "forever-without-within"
+  public static let foreverWithoutWithin = DiagnosticID(catalogued: "forever-without-within")
   /// A retry count above the limit.
-  case countTooLarge = "count-too-large"
+  public static let countTooLarge = DiagnosticID(catalogued: "count-too-large")
   /// A backoff factor below 1.
-  case factorBelowOne = "factor-below-one"
+  public static let factorBelowOne = DiagnosticID(catalogued: "factor-below-one")
   /// A backoff factor above the largest allowed (1000).
-  case factorTooLarge = "factor-too-large"
+  public static let factorTooLarge = DiagnosticID(catalogued: "factor-too-large")
   /// A jitter percentage outside (0, 100].
-  case jitterOutOfRange = "jitter-out-of-range"
+  public static let jitterOutOfRange = DiagnosticID(catalogued: "jitter-out-of-range")
   /// Jitter on a rule with no delay to vary.
-  case jitterWithoutDelay = "jitter-without-delay"
+  public static let jitterWithoutDelay = DiagnosticID(catalogued: "jitter-without-delay")
   /// A duration of zero where it must be positive.
-  case zeroDuration = "zero-duration"
+  public static let zeroDuration = DiagnosticID(catalogued: "zero-duration")
   /// A duration above the longest allowed.
-  case durationTooLong = "duration-too-long"
+  public static let durationTooLong = DiagnosticID(catalogued: "duration-too-long")
   /// A budget percentage outside (0, 100].
-  case budgetOutOfRange = "budget-out-of-range"
+  public static let budgetOutOfRange = DiagnosticID(catalogued: "budget-out-of-range")
   /// A hedge count outside 1 to ``PolicyLimits/largestHedgeCount``.
-  case hedgeCountOutOfRange = "hedge-count-out-of-range"
+  public static let hedgeCountOutOfRange = DiagnosticID(catalogued: "hedge-count-out-of-range")
   /// A rule clause that has no meaning under `hedge` (a delay, jitter, cap or hook).
-  case hedgeConflict = "hedge-conflict"
+  public static let hedgeConflict = DiagnosticID(catalogued: "hedge-conflict")
   /// Two policies with one name in a file.
-  case duplicatePolicy = "duplicate-policy"
+  public static let duplicatePolicy = DiagnosticID(catalogued: "duplicate-policy")
   /// An error class outside the host's vocabulary.
-  case unknownErrorClass = "unknown-error-class"
+  public static let unknownErrorClass = DiagnosticID(catalogued: "unknown-error-class")
   /// A hook outside the host's vocabulary.
-  case unknownHook = "unknown-hook"
+  public static let unknownHook = DiagnosticID(catalogued: "unknown-hook")
   /// A class listed in both `on` and `except` of one rule.
-  case classInOnAndExcept = "class-in-on-and-except"
+  public static let classInOnAndExcept = DiagnosticID(catalogued: "class-in-on-and-except")
   /// A status code outside 100–599 in an error class list, such as `600`.
-  case invalidStatusCode = "invalid-status-code"
+  public static let invalidStatusCode = DiagnosticID(catalogued: "invalid-status-code")
   /// A status class other than `1xx` … `5xx` in an error class list, such as `6xx`.
-  case invalidStatusClass = "invalid-status-class"
+  public static let invalidStatusClass = DiagnosticID(catalogued: "invalid-status-class")
 
   // MARK: Warnings
 
   /// A cap below the rule's first delay.
-  case capBelowFirstDelay = "cap-below-first-delay"
+  public static let capBelowFirstDelay = DiagnosticID(catalogued: "cap-below-first-delay")
   /// A rule that an earlier rule makes unreachable.
-  case unreachableRule = "unreachable-rule"
+  public static let unreachableRule = DiagnosticID(catalogued: "unreachable-rule")
   /// A backoff factor of exactly 1 (a constant delay).
-  case factorOfOne = "factor-of-one"
+  public static let factorOfOne = DiagnosticID(catalogued: "factor-of-one")
   /// `delay 0s`, which waits no time.
-  case zeroDelay = "zero-delay"
+  public static let zeroDelay = DiagnosticID(catalogued: "zero-delay")
   /// `max` on a rule whose delays are all zero.
-  case capWithoutDelay = "cap-without-delay"
+  public static let capWithoutDelay = DiagnosticID(catalogued: "cap-without-delay")
   /// A per-attempt timeout no shorter than the overall deadline.
-  case timeoutNotBelowDeadline = "timeout-not-below-deadline"
-  /// `retry-policy export`: a clause the engine cannot express exactly (an error with
-  /// `--strict`). Never reported by `check` or `compile`.
-  case inexactExport = "inexact-export"
-  /// ``PolicyStore``: its file cannot be read (missing, unreadable). Never reported by
-  /// `check` or `compile`.
-  case unreadableFile = "unreadable-file"
+  public static let timeoutNotBelowDeadline = DiagnosticID(
+    catalogued: "timeout-not-below-deadline")
+
+  // MARK: The policy store's own (outside the language's catalogue, `allCases`)
+
+  /// ``PolicyStore``'s own: its file cannot be read (missing, unreadable).
+  ///
+  /// Never reported by `check` or `compile`.
+  public static let unreadableFile = DiagnosticID(tool: "unreadable-file")
   /// ``PolicyStore``: its file is larger than ``PolicyStore/maximumFileSize``.
-  case fileTooLarge = "file-too-large"
+  public static let fileTooLarge = DiagnosticID(tool: "file-too-large")
 
   // MARK: Notes
 
   /// Where something was first given.
-  case firstGivenHere = "first-given-here"
+  public static let firstGivenHere = DiagnosticID(catalogued: "first-given-here")
   /// Where a block opens.
-  case blockOpensHere = "block-opens-here"
+  public static let blockOpensHere = DiagnosticID(catalogued: "block-opens-here")
   /// How many errors and warnings a text has beyond those shown (the first 100 of each).
-  case diagnosticsOmitted = "diagnostics-omitted"
+  public static let diagnosticsOmitted = DiagnosticID(catalogued: "diagnostics-omitted")
+
+  /// Every identifier of the core's catalogue, in its order.
+  public static let allCases: [DiagnosticID] = [
+    .unexpectedCharacter, .invalidUTF8, .malformedNumber, .numberTooLarge, .unknownUnit,
+    .missingUnit, .unknownClause, .unexpectedToken, .expectedCount, .expectedDuration,
+    .expectedName, .expectedPercent, .expectedFactor, .expectedJitter, .expectedRetryAfter,
+    .expectedHedge, .expectedPolicyName, .expectedPolicyBody, .unterminatedBlock, .invalidName,
+    .expectedPolicy, .expectedRetry, .emptyPolicy, .duplicateClause, .conflictingDelay,
+    .foreverWithoutWithin, .countTooLarge, .factorBelowOne, .factorTooLarge, .jitterOutOfRange,
+    .jitterWithoutDelay, .zeroDuration, .durationTooLong, .budgetOutOfRange, .hedgeCountOutOfRange,
+    .hedgeConflict, .duplicatePolicy, .unknownErrorClass, .unknownHook, .classInOnAndExcept,
+    .invalidStatusCode, .invalidStatusClass, .capBelowFirstDelay, .unreachableRule, .factorOfOne,
+    .zeroDelay, .capWithoutDelay, .timeoutNotBelowDeadline, .firstGivenHere, .blockOpensHere,
+    .diagnosticsOmitted,
+  ]
 }
 
 /// A message of the catalogue: its identifier, its severity and its text.
@@ -136,13 +188,20 @@ package struct DiagnosticMessage: Sendable, Hashable {
   package var id: DiagnosticID
   /// The severity the message is reported with.
   package var severity: Diagnostic.Severity
-  /// The text of the message.
+  /// The text of the message, without its suggestion.
   package var text: String
+  /// The replacement the message suggests for the text it points at (`did you mean 'x'?`),
+  /// which becomes the diagnostic's fix-it.
+  package var suggestion: String?
 
   /// Creates a message.
-  package init(_ id: DiagnosticID, _ severity: Diagnostic.Severity, _ text: String) {
+  package init(
+    _ id: DiagnosticID, _ severity: Diagnostic.Severity, _ text: String,
+    suggestion: String? = nil
+  ) {
     self.id = id
     self.severity = severity
     self.text = text
+    self.suggestion = suggestion
   }
 }

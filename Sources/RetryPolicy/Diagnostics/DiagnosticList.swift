@@ -33,7 +33,8 @@ struct DiagnosticList: RandomAccessCollection, Sendable {
   /// Adds an error; `message` may be nil when ``isKeepingErrors`` is false (it is only
   /// counted then).
   mutating func appendError(
-    _ message: DiagnosticMessage?, at range: SourceRange, notes: [Diagnostic] = []
+    _ message: DiagnosticMessage?, at range: SourceRange, notes: [Diagnostic] = [],
+    fixIts: [FixIt]? = nil
   ) {
     errorCount += 1
     lastFoundStart = range.start
@@ -42,7 +43,7 @@ struct DiagnosticList: RandomAccessCollection, Sendable {
       return
     }
     keptErrors += 1
-    kept.append(Diagnostic(message, at: range, notes: notes))
+    kept.append(Diagnostic(message, at: range, notes: notes, fixIts: fixIts))
   }
 
   /// Where the first diagnostic left out stands, in the order of the text.

@@ -76,12 +76,6 @@ extension DiagnosticMessage {
     )
   }
 
-  /// `inexact-export`: what changes when `retry-policy export` writes a clause for an engine;
-  /// an error under `--strict`.
-  package static func inexactExport(_ text: String, isStrict: Bool) -> DiagnosticMessage {
-    DiagnosticMessage(.inexactExport, isStrict ? .error : .warning, text)
-  }
-
   /// `hedge-count-out-of-range`: a hedge count outside 1 to the largest.
   static func hedgeCountOutOfRange(_ count: Int) -> DiagnosticMessage {
     DiagnosticMessage(
@@ -129,29 +123,27 @@ extension DiagnosticMessage {
   static func unknownErrorClass(_ name: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(
       .unknownErrorClass, .error,
-      "unknown error class '\(excerpt(name))'" + Suggestion.didYouMean(suggestion))
+      "unknown error class '\(excerpt(name))'", suggestion: suggestion)
   }
 
   /// `invalid-status-code`: a status code outside 100–599 in `on` or `except`.
   static func invalidStatusCode(_ text: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(
       .invalidStatusCode, .error,
-      "'\(excerpt(text))' is not an HTTP status code (100 to 599)"
-        + Suggestion.didYouMean(suggestion))
+      "'\(excerpt(text))' is not an HTTP status code (100 to 599)", suggestion: suggestion)
   }
 
   /// `invalid-status-class`: a status class other than `1xx` … `5xx` in `on` or `except`.
   static func invalidStatusClass(_ text: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(
       .invalidStatusClass, .error,
-      "'\(excerpt(text))' is not an HTTP status class (1xx to 5xx)"
-        + Suggestion.didYouMean(suggestion))
+      "'\(excerpt(text))' is not an HTTP status class (1xx to 5xx)", suggestion: suggestion)
   }
 
   /// `unknown-hook`: a hook outside the host's vocabulary.
   static func unknownHook(_ name: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(
-      .unknownHook, .error, "unknown hook '\(excerpt(name))'" + Suggestion.didYouMean(suggestion))
+      .unknownHook, .error, "unknown hook '\(excerpt(name))'", suggestion: suggestion)
   }
 
   /// `class-in-on-and-except`: one class both retried and excluded by a rule.
@@ -179,11 +171,18 @@ extension DiagnosticMessage {
     )
   }
 
-  /// `unreachable-rule`: a rule after one that takes every error.
+  /// `unreachable-rule`: a rule without `on` after one that takes every error.
   static func unreachableRule(catchAllLine: Int) -> DiagnosticMessage {
     DiagnosticMessage(
       .unreachableRule, .warning,
       "this rule is never used: the rule on line \(catchAllLine) takes every error")
+  }
+
+  /// `unreachable-rule`: a rule after one that names every class it names.
+  static func hiddenRule(namingLine: Int) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unreachableRule, .warning,
+      "this rule is never used: the rule on line \(namingLine) takes every error it names")
   }
 
   /// `factor-of-one`: `backoff D x1`, a constant delay.

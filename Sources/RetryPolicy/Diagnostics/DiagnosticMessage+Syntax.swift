@@ -80,16 +80,16 @@ extension DiagnosticMessage {
   static func unknownUnit(_ unit: String, suggestion: Literals.UnitSuggestion?)
     -> DiagnosticMessage
   {
-    let fix: String
+    let text = "unknown unit '\(excerpt(unit))'"
     switch suggestion {
     case .unit(let replacement)?, .literal(let replacement)?:
-      fix = "; did you mean '\(replacement)'?"
+      return DiagnosticMessage(.unknownUnit, .error, text, suggestion: replacement)
     case .tooSmall(let name)?:
-      fix = "; \(name) are not supported, the smallest unit is 'ms'"
+      return DiagnosticMessage(
+        .unknownUnit, .error, text + "; \(name) are not supported, the smallest unit is 'ms'")
     case nil:
-      fix = "; use 'ms', 's', 'm' or 'h'"
+      return DiagnosticMessage(.unknownUnit, .error, text + "; use 'ms', 's', 'm' or 'h'")
     }
-    return DiagnosticMessage(.unknownUnit, .error, "unknown unit '\(excerpt(unit))'\(fix)")
   }
 
   /// `missing-unit`: a plain number where a duration is expected.
@@ -101,10 +101,13 @@ extension DiagnosticMessage {
 
   /// `unknown-clause`: a word that is no clause where a clause is expected.
   package static func unknownClause(_ word: String, suggestion: String?) -> DiagnosticMessage {
-    let fix =
-      suggestion.map { "; did you mean '\($0)'?" }
-      ?? "; expected a clause such as 'on', 'backoff', 'jitter' or 'max'"
-    return DiagnosticMessage(.unknownClause, .error, "unknown clause '\(excerpt(word))'\(fix)")
+    let text = "unknown clause '\(excerpt(word))'"
+    guard let suggestion else {
+      return DiagnosticMessage(
+        .unknownClause, .error,
+        text + "; expected a clause such as 'on', 'backoff', 'jitter' or 'max'")
+    }
+    return DiagnosticMessage(.unknownClause, .error, text, suggestion: suggestion)
   }
 
   /// `unexpected-token`: a token that does not fit where it stands.
@@ -174,7 +177,7 @@ extension DiagnosticMessage {
   /// `expected-jitter`: `jitter` without a percentage or a kind.
   package static func expectedJitter(suggestion: String?) -> DiagnosticMessage {
     let text = "expected a percentage, 'full', 'equal' or 'decorrelated' after 'jitter'"
-    return DiagnosticMessage(.expectedJitter, .error, text + Suggestion.didYouMean(suggestion))
+    return DiagnosticMessage(.expectedJitter, .error, text, suggestion: suggestion)
   }
 
   /// `expected-retry-after`: `honoring` without `retry-after`.
@@ -244,8 +247,8 @@ extension DiagnosticMessage {
     if suggestion != nil {
       return DiagnosticMessage(
         .expectedPolicy, .error,
-        "expected 'policy' at the top level of the file, found '\(excerpt(text))'"
-          + Suggestion.didYouMean(suggestion))
+        "expected 'policy' at the top level of the file, found '\(excerpt(text))'",
+        suggestion: suggestion)
     }
     return DiagnosticMessage(
       .expectedPolicy, .error,

@@ -164,6 +164,23 @@ package enum HTTPErrorClasses {
     return isTransientStatus(status)
   }
 
+  /// Whether every error of the class `inner` is in the class `outer`, as far as names tell.
+  ///
+  /// True for the same name, a status in a status class (`503` in `5xx`), or a status or URL
+  /// error name in `transient`. Registered names and types are not compared: false.
+  package static func covers(_ outer: String, _ inner: String) -> Bool {
+    if outer == inner { return true }
+    if outer == "transient" {
+      if let code = urlErrorCodes[inner] { return isTransient(code) }
+      guard let range = statuses(of: inner) else { return false }
+      return range.allSatisfy(isTransientStatus)
+    }
+    guard let outerRange = statuses(of: outer), let innerRange = statuses(of: inner) else {
+      return false
+    }
+    return outerRange.contains(innerRange.lowerBound) && outerRange.contains(innerRange.upperBound)
+  }
+
   /// Whether `transient` holds the status: 408, 500, 502, 503, 504 (a switch, not a set: no
   /// hashing on the path of every failed attempt).
   @inline(__always)

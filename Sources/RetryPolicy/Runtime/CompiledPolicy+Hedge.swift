@@ -13,7 +13,9 @@ extension CompiledPolicy {
   /// a rule would retry starts the next attempt at once (its rule's count still applies). The
   /// first success is returned and the other attempts are cancelled; a failure that no rule
   /// retries (or cancellation) cancels the others and is thrown; when every attempt has
-  /// failed, the last error is thrown. Every extra attempt draws on the `budget`, and none
+  /// failed, the last error is thrown, the run's reason naming what refused the next attempt:
+  /// ``RetryStopReason/hedgeLimitReached`` (all N + 1 had started), `budgetExhausted`,
+  /// `deadlineExceeded`, or `retriesExhausted` when the rule's count ran out. Every extra attempt draws on the `budget`, and none
   /// starts past `within`; `timeout` limits each attempt. The run returns only after every
   /// attempt it started has returned, so nothing runs after it; cancelling the caller
   /// cancels every attempt.
@@ -67,7 +69,7 @@ extension CompiledPolicy {
         let generation = driver.generation
         group.addTask {
           do {
-            try await clock.sleep(for: hedge.delay)
+            try await sleepFreeingOnCancel(for: hedge.delay, on: clock)
             return .timerFired(generation: generation)
           } catch {
             return .timerStopped
@@ -221,16 +223,18 @@ private struct HedgeDriver<C: Clock<Duration>> {
     return started
   }
 
-  /// Whether an extra attempt may start now; withdraws its budget token when it may.
-  mutating func mayStartExtra() -> Bool {
-    guard started <= hedge.count, !Task.isCancelled else { return false }
-    if let deadline = machine.deadline, elapsed >= deadline { return false }
-    if let budget, !budget.withdrawForRetry() { return false }
-    return true
+  /// Why an extra attempt may not start now, or nil when it may; withdraws its budget token
+  /// when it may.
+  mutating func refusalOfExtra() -> RetryStopReason? {
+    if Task.isCancelled { return .cancelled }
+    guard started <= hedge.count else { return .hedgeLimitReached }
+    if let deadline = machine.deadline, elapsed >= deadline { return .deadlineExceeded }
+    if let budget, !budget.withdrawForRetry() { return .budgetExhausted }
+    return nil
   }
 
   mutating func mayStartOnTimer(generation fired: Int) -> Bool {
-    fired == generation && inFlight > 0 && mayStartExtra()
+    fired == generation && inFlight > 0 && refusalOfExtra() == nil
   }
 
   mutating func attemptFailed(_ number: Int, _ error: any Error) -> Action {
@@ -252,11 +256,14 @@ private struct HedgeDriver<C: Clock<Duration>> {
     }
     switch action {
     case .retry(let rule, _):
-      if mayStartExtra() {
+      // A rule would retry: the reason to stop, if the last attempt has failed, is what
+      // refuses the next one (the hedge count, `within`, the budget), never the rule.
+      guard let refusal = refusalOfExtra() else {
         environment.observer?(.retryScheduled(attempt: number, rule: rule, delay: .zero))
         return .startNext
       }
-      return inFlight == 0 ? .stop(stop(.retriesExhausted, error, number)) : .wait
+      if refusal == .cancelled { return .stop(stop(.cancelled, CancellationError(), number)) }
+      return inFlight == 0 ? .stop(stop(refusal, error, number)) : .wait
     case .giveUp(.cancelled):
       return .stop(stop(.cancelled, CancellationError(), number))
     case .giveUp(.errorNotMatched):

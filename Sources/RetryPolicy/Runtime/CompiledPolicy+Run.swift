@@ -1,9 +1,10 @@
 extension CompiledPolicy {
   /// Runs `operation`, retrying it as the policy says, and returns its first success.
   ///
-  /// Each attempt calls `operation` afresh. An error goes to the first rule whose classes
-  /// match it (a rule without `on` takes any error but cancellation; `except` leaves errors to
-  /// later rules), and each rule counts its own retries. When the error matches no rule, when
+  /// Each attempt calls `operation` afresh. An error goes to the first rule whose `on` list
+  /// names it; when none does, to the first rule without `on` (which takes any error but
+  /// cancellation); `except` leaves errors to the other rules. Each rule counts its own
+  /// retries. When the error matches no rule, when
   /// its rule has no retries left, when the next delay would end past `within`, or when the
   /// shared `budget` is empty, `run` throws the last error unchanged.
   ///

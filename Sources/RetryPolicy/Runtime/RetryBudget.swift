@@ -54,7 +54,7 @@ public final class RetryBudget: Sendable {
   /// Deposits `ratio` of a token (clamped to [0, 1]; NaN counts as 0) for a first attempt,
   /// up to the maximum.
   package func recordFirstAttempt(ratio: Double) {
-    let clamped = ratio.isNaN ? 0 : Swift.min(Swift.max(ratio, 0), 1)
+    let clamped = Self.clampedRatio(ratio)
     let deposit = Int((clamped * Double(Self.unit)).rounded(.down))
     guard deposit > 0 else { return }
     let ceiling = Self.maximumTokens * Self.unit
@@ -66,6 +66,11 @@ public final class RetryBudget: Sendable {
       if exchanged { return }
       current = original
     }
+  }
+
+  /// `ratio` within [0, 1], NaN counting as 0: the ratio a policy's `budgetRatio` stands for.
+  package static func clampedRatio(_ ratio: Double) -> Double {
+    ratio.isNaN ? 0 : Swift.min(Swift.max(ratio, 0), 1)
   }
 
   /// Whether a whole token is left, withdrawing nothing.
@@ -103,6 +108,12 @@ private final class DefaultBudgets: @unchecked Sendable {
   private var budgets: [CompiledPolicy: RetryBudget] = [:]
 
   func budget(for policy: CompiledPolicy) -> RetryBudget {
+    // A ratio set through the public `budgetRatio` property bypasses the initializer's clamp:
+    // key by the ratio the budget uses, so that NaN (never equal to itself) finds its bucket.
+    var policy = policy
+    if let ratio = policy.budgetRatio, ratio.isNaN || !(0...1).contains(ratio) {
+      policy.budgetRatio = RetryBudget.clampedRatio(ratio)
+    }
     lock.lock()
     defer { lock.unlock() }
     if let budget = budgets[policy] { return budget }

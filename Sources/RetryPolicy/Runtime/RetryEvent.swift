@@ -23,7 +23,11 @@ public enum RetryEvent: Sendable {
   case attemptStarted(attempt: Int)
   /// Attempt `attempt` failed with `error`.
   case attemptFailed(attempt: Int, error: any Error)
-  /// After attempt `attempt` failed, rule number `rule` (counted from 0) will retry after `delay`.
+  /// After attempt `attempt` failed, the rule at index `rule` of the policy's `rules` will
+  /// retry after `delay`.
+  ///
+  /// `rule` is an index, counted from 0; the event's description, like the command line,
+  /// numbers rules from 1 (`rule 1` is `rules[0]`).
   case retryScheduled(attempt: Int, rule: Int, delay: Duration)
   /// After attempt `attempt` failed, the run stops for `reason` and throws `error`.
   case gaveUp(attempt: Int, reason: RetryStopReason, error: any Error)
@@ -42,6 +46,43 @@ public enum RetryEvent: Sendable {
   case circuitClosed(attempt: Int)
 }
 
+extension RetryEvent: CustomStringConvertible {
+  /// The event in a short sentence, rules numbered from 1 as in a policy file:
+  /// `attempt 1 failed; rule 1 retries after 250ms`.
+  public var description: String {
+    switch self {
+    case .attemptStarted(let attempt):
+      "attempt \(attempt) started"
+    case .attemptFailed(let attempt, let error):
+      "attempt \(attempt) failed with \(error)"
+    case .retryScheduled(let attempt, let rule, let delay):
+      "attempt \(attempt) failed; rule \(rule.addingReportingOverflow(1).partialValue) retries after \(delay.policyText)"
+    case .gaveUp(let attempt, let reason, _):
+      "attempt \(attempt) failed; gave up: \(reason)"
+    case .finished(let summary):
+      "finished after \(summary.attempts) attempt\(summary.attempts == 1 ? "" : "s"): "
+        + Self.text(of: summary.outcome)
+    case .attemptRefused(let attempt, let remaining, _):
+      "attempt \(attempt) refused: "
+        + (remaining.map { "circuit open for \($0.policyText) more" } ?? "circuit held open")
+    case .circuitOpened(let attempt, let cause):
+      "attempt \(attempt) opened the circuit: \(cause.failures) of \(cause.attempts) attempts failed"
+    case .circuitHalfOpened(let attempt):
+      "attempt \(attempt) probes the half-open circuit"
+    case .circuitClosed(let attempt):
+      "attempt \(attempt) closed the circuit"
+    }
+  }
+
+  /// `succeeded`, or `failed: ` and the reason.
+  private static func text(of outcome: RetryOutcome) -> String {
+    switch outcome {
+    case .succeeded: "succeeded"
+    case .failed(let reason): "failed: \(reason)"
+    }
+  }
+}
+
 /// Why a run stopped retrying and threw.
 public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   /// The rule that took the error had used all its retries.
@@ -56,6 +97,13 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   case cancelled
   /// The rule's `after` hook threw, or no hook of that name is registered.
   case hookFailed
+  /// A hedged run had started all its `hedge N` extra attempts, and every attempt failed,
+  /// though the rule that took the last error had retries left.
+  case hedgeLimitReached
+  /// The request may not be sent twice (RetryPolicyHTTP: a method that is not idempotent,
+  /// without an `Idempotency-Key`, or a body stream), so a failure a rule would have retried
+  /// ends the run.
+  case notIdempotent
   /// The policy's circuit breaker refused the next attempt.
   case circuitOpen
 
@@ -68,6 +116,8 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case .budgetExhausted: "budget exhausted"
     case .cancelled: "cancelled"
     case .hookFailed: "hook failed"
+    case .hedgeLimitReached: "hedge limit reached"
+    case .notIdempotent: "request not idempotent"
     case .circuitOpen: "circuit open"
     }
   }

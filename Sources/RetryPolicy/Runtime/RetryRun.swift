@@ -23,10 +23,12 @@ package struct RetryRun: Sendable {
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
   private var circuit: RunCircuit?
-  /// When the run (or, for a sequence, its current episode) started, on the run's clock;
-  /// kept only when `within` or an observer needs the elapsed time, so that other runs never
-  /// read the clock.
+  /// When the run started, on the run's clock; kept only when `within` or an observer needs
+  /// the elapsed time, so that other runs never read the clock.
   private var stopwatch: (any RunStopwatch)?
+  /// When the current episode of a sequence started, as the time since the run started:
+  /// `within` counts from it, the summary's `elapsed` from the run's start.
+  private var episodeStart: Duration = .zeroInline
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
   private var pendingError: (any Error)?
@@ -107,7 +109,7 @@ package struct RetryRun: Sendable {
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) throws {
     if let error = pendingError, let deadline = machine.deadline,
-      (given ?? elapsed()) > deadline
+      (given ?? episodeElapsed()) > deadline
     {
       throw stop(.deadlineExceeded, error, in: environment)
     }
@@ -158,7 +160,7 @@ package struct RetryRun: Sendable {
     machine.restart()
     // The subscription that delivered counts as the episode's first attempt.
     budget?.recordFirstAttempt(ratio: budgetRatio)
-    stopwatch?.restart()
+    episodeStart = elapsed()
   }
 
   /// What comes before the wait of a retry, all synchronous: returns nil when the next
@@ -181,7 +183,7 @@ package struct RetryRun: Sendable {
     }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
-    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? elapsed()
+    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
     if let circuit {
@@ -233,7 +235,7 @@ package struct RetryRun: Sendable {
     if wait.delay.isPositive {
       let deadline = deadline(on: clock, after: wait.delay)
       do {
-        try await clock.sleep(until: deadline, tolerance: nil)
+        try await sleepFreeingOnCancel(until: deadline, on: clock)
         totalDelay = totalDelay.addingClamped(wait.delay)
       } catch {
         totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline, on: clock))
@@ -289,10 +291,18 @@ package struct RetryRun: Sendable {
     observer(.finished(summary))
   }
 
-  /// The time since the run started, or zero when nothing needs it (see ``stopwatch``).
+  /// The time since the run's first attempt, or zero when nothing needs it (see
+  /// ``stopwatch``): the summary's `elapsed`, across a sequence's episodes.
   private func elapsed() -> Duration {
     guard let stopwatch else { return .zeroInline }
     return stopwatch.elapsed()
+  }
+
+  /// The time since the current episode started (the run's start for `run`), which `within`
+  /// counts from.
+  private func episodeElapsed() -> Duration {
+    guard let stopwatch else { return .zeroInline }
+    return stopwatch.elapsed().subtractingClamped(episodeStart)
   }
 }
 
@@ -311,21 +321,15 @@ struct RandomSource: RandomNumberGenerator, Sendable {
 protocol RunStopwatch: Sendable {
   /// The time since the start.
   func elapsed() -> Duration
-  /// Starts again from now.
-  mutating func restart()
 }
 
 /// A ``RunStopwatch`` on a clock of type `C`: its instants never leave it.
 struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
   let clock: C
-  var start: C.Instant
+  let start: C.Instant
 
   func elapsed() -> Duration {
     start.duration(to: clock.now)
-  }
-
-  mutating func restart() {
-    start = clock.now
   }
 }
 

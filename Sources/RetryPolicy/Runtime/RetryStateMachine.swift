@@ -48,8 +48,9 @@ package struct RetryStateMachine: Sendable {
 
   /// Decides what follows a failed attempt.
   ///
-  /// In order: cancellation stops the run; then the first rule whose classes match takes the
-  /// error (none: the error is not matched); a rule with no retries left stops the run; the
+  /// In order: cancellation stops the run; then the rule that takes the error is found (see
+  /// ``takingRule(of:among:)``; none: the error is not matched); a rule with no retries left
+  /// stops the run (no other rule takes over); the
   /// delay is drawn (or taken from the error under `honoring retry-after`, capped by `max`);
   /// a delay that would end past the deadline stops the run. Otherwise the retry is counted
   /// against its rule.
@@ -68,13 +69,9 @@ package struct RetryStateMachine: Sendable {
     if isTaskCancelled || error.isCancellation { return .giveUp(.cancelled) }
     // The rules are read through a buffer, which borrows each rule instead of copying it.
     let decision = rules.withUnsafeBufferPointer { rules -> Decision in
-      var matched: Int?
-      for index in rules.indices
-      where error.isHandled(on: rules[index].errorClasses, except: rules[index].excludedClasses) {
-        matched = index
-        break
+      guard let index = Self.takingRule(of: error, among: rules) else {
+        return .giveUp(.errorNotMatched)
       }
-      guard let index = matched else { return .giveUp(.errorNotMatched) }
       let state = ruleStates[index]
       let made = state.retries
       if let limit = rules[index].behavior.maxCount, made >= limit {
@@ -111,6 +108,39 @@ package struct RetryStateMachine: Sendable {
       ruleStates[index] = RuleState(retries: retry, previousDelay: delay)
       return .retry(rule: index, delay: delay)
     }
+  }
+
+  /// The rule of a block that takes `error`: the first rule that names it, else the first
+  /// rule without `on` that takes it; nil when no rule does.
+  ///
+  /// A rule *names* the error when its `on` list has a class other than `any` that contains
+  /// the error (a status, a status class, `transient`, a type, a case or a registered name)
+  /// and its `except` list does not exclude it. A rule without `on` (or with `on any`) takes
+  /// every error but cancellation that its `except` list does not exclude, but only when no
+  /// rule of the block names the error: so `retry 2` before `retry 4 on 503` leaves a 503 to
+  /// the second rule, whatever the order of the two.
+  package static func takingRule(
+    of error: ErrorClassification, among rules: UnsafeBufferPointer<RetryRule>
+  ) -> Int? {
+    guard !error.isCancellation else { return nil }
+    var catchAll: Int?
+    for index in rules.indices {
+      let included = rules[index].errorClasses
+      let excluded = rules[index].excludedClasses
+      if included.isEmpty || included.contains("any") {
+        // Only the first catch-all that takes the error matters, and only if no rule names it.
+        if catchAll == nil, excluded.isEmpty || !excluded.contains(where: error.matches) {
+          catchAll = index
+        }
+        continue
+      }
+      if included.contains(where: error.matches),
+        excluded.isEmpty || !excluded.contains(where: error.matches)
+      {
+        return index
+      }
+    }
+    return catchAll
   }
 
   /// The hook name of rule `index`, read in place.

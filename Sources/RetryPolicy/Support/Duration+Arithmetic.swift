@@ -48,8 +48,9 @@ extension Duration {
   /// Below 2^63 attoseconds (about 9.2 s) a 64-bit division by a constant does it, which the
   /// compiler turns into a multiplication. Below 2^100 attoseconds (about 40,000 years) a
   /// `Double` estimate of the whole seconds is off by at most one, and an exact 128-bit
-  /// multiplication corrects it. Beyond that, `components` itself. Same results as
-  /// `components`: both parts truncated toward zero, with the sign of the duration.
+  /// multiplication corrects it. Beyond that, a 128-bit division. Same results as
+  /// `components`: both parts truncated toward zero, with the sign of the duration; but
+  /// where `components` would trap (past Int64.max seconds), the seconds saturate.
   package var exactComponents: (seconds: Int64, attoseconds: Int64) {
     let unit: Int64 = 1_000_000_000_000_000_000
     let total = attoseconds
@@ -57,7 +58,13 @@ extension Duration {
       let (whole, fraction) = small.quotientAndRemainder(dividingBy: unit)
       return (whole, fraction)
     }
-    guard total.magnitude < (1 as UInt128) << 100 else { return components }
+    guard total.magnitude < (1 as UInt128) << 100 else {
+      // `components` traps past Int64.max seconds (a `Duration(attoseconds: .max)` is
+      // 1.7 × 10^20 s): the whole seconds saturate there instead.
+      let (whole, fraction) = total.quotientAndRemainder(dividingBy: Int128(unit))
+      guard let seconds = Int64(exactly: whole) else { return (total > 0 ? .max : .min, 0) }
+      return (seconds, Int64(truncatingIfNeeded: fraction))
+    }
     let high = Int64(truncatingIfNeeded: total >> 64)
     let low = UInt64(truncatingIfNeeded: total)
     let estimate = Double(high) * 0x1p64 + Double(low)

@@ -23,12 +23,12 @@ package enum CanonicalPrinter {
       output += comments.ownLine(before: policy.range.start.line)
       let name = policy.name.text
       if policy.form == .line, policy.body.lines.count == 1, let line = policy.body.lines.first {
-        let text = "policy \(name) = \(print(line))"
+        let text = "\(Keyword.policy.text) \(name) = \(print(line))"
         output.append(text + comments.trailing(through: policy.range.end.line))
         continue
       }
       output.append(
-        "policy \(name) {" + comments.trailing(through: policy.range.start.line))
+        "\(Keyword.policy.text) \(name) {" + comments.trailing(through: policy.range.start.line))
       for line in policy.body.lines {
         output += comments.ownLine(before: line.range.start.line).map(indented)
         output.append(
@@ -66,10 +66,11 @@ package enum CanonicalPrinter {
   package static func print(_ line: LineSyntax) -> String {
     var parts: [String] = []
     if let head = line.head {
+      let retry = Keyword.retry.text
       switch head.count {
-      case .times(let count?): parts.append("retry \(count)")
-      case .times(nil): parts.append("retry")
-      case .forever: parts.append("retry forever")
+      case .times(let count?): parts.append("\(retry) \(count)")
+      case .times(nil): parts.append(retry)
+      case .forever: parts.append("\(retry) \(Keyword.forever.text)")
       }
     }
     for clause in line.clauses {
@@ -80,32 +81,35 @@ package enum CanonicalPrinter {
 
   /// One clause in canonical form: `backoff 1s x1.5`.
   package static func print(_ clause: ClauseSyntax) -> String {
+    let arguments = printArguments(of: clause)
+    return arguments.isEmpty ? clause.keyword : clause.keyword + " " + arguments
+  }
+
+  /// A clause's arguments in canonical form (`1s x1.5`); empty for a clause without any.
+  static func printArguments(of clause: ClauseSyntax) -> String {
     switch clause.kind {
-    case .on(let names): "on " + names.map(\.text).joined(separator: ", ")
-    case .except(let names): "except " + names.map(\.text).joined(separator: ", ")
-    case .immediately: "immediately"
-    case .delay(let duration): "delay " + print(duration)
-    case .backoff(let duration, nil): "backoff " + print(duration)
+    case .on(let names), .except(let names): names.map(\.text).joined(separator: ", ")
+    case .immediately, .honoringRetryAfter: ""
+    case .delay(let duration), .max(let duration), .within(let duration),
+      .timeout(let duration):
+      print(duration)
+    case .backoff(let duration, nil): print(duration)
     case .backoff(let duration, .factor(let factor)?):
-      "backoff \(print(duration)) x\(normalizedNumber(factor.text))"
+      "\(print(duration)) \(Keyword.x.text)\(normalizedNumber(factor.text))"
     case .backoff(let duration, .increment(let increment)?):
-      "backoff \(print(duration)) +\(print(increment))"
-    case .delays(let durations): "delays " + durations.map(print).joined(separator: ", ")
+      "\(print(duration)) +\(print(increment))"
+    case .delays(let durations): durations.map(print).joined(separator: ", ")
     case .jitter(let jitter):
       switch jitter.kind {
-      case .percent(let percent): "jitter \(normalizedNumber(percent.text))%"
-      case .full: "jitter full"
-      case .equal: "jitter equal"
-      case .decorrelated: "jitter decorrelated"
+      case .percent(let percent): "\(normalizedNumber(percent.text))%"
+      case .full: Keyword.full.text
+      case .equal: Keyword.equal.text
+      case .decorrelated: Keyword.decorrelated.text
       }
-    case .max(let duration): "max " + print(duration)
-    case .after(let name): "after " + name.text
-    case .honoringRetryAfter: "honoring retry-after"
-    case .within(let duration): "within " + print(duration)
-    case .timeout(let duration): "timeout " + print(duration)
-    case .budget(let percent): "budget \(normalizedNumber(percent.text))%"
+    case .after(let name): name.text
+    case .budget(let percent): "\(normalizedNumber(percent.text))%"
     case .hedge(let hedge):
-      "hedge \(hedge.count.map(String.init) ?? "0") after \(print(hedge.delay))"
+      "\(hedge.count.map(String.init) ?? "0") \(Keyword.after.text) \(print(hedge.delay))"
     }
   }
 

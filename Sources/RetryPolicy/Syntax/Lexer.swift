@@ -19,24 +19,10 @@ struct Lexer {
   /// The column base of `offset`: the first byte of its line plus the continuation bytes
   /// between them, so that the column of `offset` in Unicode scalars is `offset - base + 1`.
   private(set) var base = 0
-  /// Every comment read so far, in order (none when `keepsComments` is false).
+  /// Every comment read so far, in order.
   var comments: [CommentSyntax] = []
-  /// Whether comments are collected; only the printer needs them.
-  var keepsComments = true
   /// The lexer's own diagnostics, in the order found (the parser keeps its own).
   var diagnostics = DiagnosticList()
-
-  /// A lexer that starts at the start of line `line`, at byte `offset` (a line's first byte;
-  /// past a byte order mark at 0), so that a part of a text is read with the places it has
-  /// in the whole.
-  init(bytes: UnsafeBufferPointer<UInt8>, lineStartingAt offset: Int, line: UInt32) {
-    self.init(bytes: bytes)
-    if offset > self.offset {
-      self.offset = offset
-      base = offset
-    }
-    self.line = Swift.max(1, line)
-  }
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
@@ -54,11 +40,12 @@ struct Lexer {
   @inline(__always)
   private func token(
     _ kind: TokenKind, from start: Int, base startBase: Int, keyword: Keyword? = nil,
-    isIdentifier: Bool = false, hasFraction: Bool = false, unitStart: Int? = nil
+    clause: Clause? = nil, isIdentifier: Bool = false, hasFraction: Bool = false,
+    unitStart: Int? = nil
   ) -> Token {
     Token(
       kind: kind, line: line, start: start, end: offset, startBase: startBase, endBase: base,
-      keyword: keyword, isIdentifier: isIdentifier, hasFraction: hasFraction,
+      keyword: keyword, clause: clause, isIdentifier: isIdentifier, hasFraction: hasFraction,
       unitStart: unitStart)
   }
 
@@ -155,7 +142,6 @@ struct Lexer {
         stepCharacterInComment()
       }
     }
-    guard keepsComments else { return }
     comments.append(
       CommentSyntax(
         text: text(start.offset, offset), range: SourceRange(start: start, end: location)))
@@ -297,10 +283,10 @@ struct Lexer {
       if bytes[offset] >= 0x80 { stepScalar() } else { stepASCII() }
       skipIdentifierBytes()
     }
-    let keyword = Keyword.matching(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+    let match = ClauseTable.keyword(spelledBy: UnsafeBufferPointer(rebasing: bytes[start..<offset]))
     return token(
-      .word, from: start, base: startBase, keyword: keyword,
-      isIdentifier: isIdentifier && keyword == nil)
+      .word, from: start, base: startBase, keyword: match?.0, clause: match?.1,
+      isIdentifier: isIdentifier && match == nil)
   }
 
   /// Whether the `x` at `position` is the factor sign: the identifier run it starts is `x`
@@ -386,7 +372,7 @@ extension UInt8 {
   fileprivate static let zero = UInt8(ascii: "0")
   fileprivate static let nine = UInt8(ascii: "9")
   fileprivate static let lowerA = UInt8(ascii: "a")
-  fileprivate static let lowerX = UInt8(ascii: "x")
+  fileprivate static let lowerX = Keyword.x.rawValue.utf8.first ?? 0
   fileprivate static let lowerZ = UInt8(ascii: "z")
   fileprivate static let upperA = UInt8(ascii: "A")
   fileprivate static let upperZ = UInt8(ascii: "Z")

@@ -4,8 +4,8 @@
 extension PolicyParser {
   // MARK: Lines
 
-  /// Parses one line, up to (not including) its end, handing it to the consumer; returns its
-  /// range, or nil when nothing could be recorded.
+  /// Parses one line, up to (not including) its end, into `lines`; returns its range, or nil
+  /// when nothing could be recorded.
   mutating func parseLine(isPolicyText: Bool) -> SourceRange? {
     let start = token.range.start
     let diagnosticsBefore = diagnosticCount
@@ -20,16 +20,14 @@ extension PolicyParser {
       isStartDiagnosed = true
       skipToClause()
     }
-    // The line's names, kept for the consumer until the line's end; the room is reused.
-    if !lineNames.isEmpty { lineNames.removeAll(keepingCapacity: true) }
-    consumer.pointee.beginLine(head: head)
+    clauses = []
     while !isAtLineEnd {
-      guard token.kind == .word, let keyword = token.keyword, keyword.startsClause else {
+      guard token.kind == .word, let keyword = token.keyword, let clause = token.clause else {
         reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)
         skipToClause()
         continue
       }
-      if head == nil && !keyword.isPolicyWide && !isStartDiagnosed {
+      if head == nil && !clause.isPolicyWide && !isStartDiagnosed {
         report(.expectedRetry(before: keyword.rawValue), at: token.range)
         isStartDiagnosed = true
       }
@@ -40,9 +38,13 @@ extension PolicyParser {
       }
     }
     let range = SourceRange(start: start, end: previousEnd)
-    consumer.pointee.endLine(
-      range: range, hasSyntaxErrors: diagnosticCount > diagnosticsBefore, names: lineNames)
+    // A line where nothing could be recorded is not kept.
     if head == nil && clauseCount == 0 { return nil }
+    lines.append(
+      LineSyntax(
+        head: head, clauses: clauses, range: range,
+        hasSyntaxErrors: diagnosticCount > diagnosticsBefore))
+    clauses = []
     return range
   }
 
@@ -58,7 +60,7 @@ extension PolicyParser {
     case .word:
       switch token.keyword {
       case nil:
-        let suggestion = Suggestion.nearest(to: text, in: Keyword.clauseWords)
+        let suggestion = Suggestion.nearest(to: text, in: ClauseTable.clauseWords)
         report(.unknownClause(text, suggestion: suggestion), at: token.range)
       case .retry?:
         report(
@@ -116,8 +118,8 @@ extension PolicyParser {
 
   // MARK: Clauses
 
-  /// Parses the clause that starts with `keyword`, at its keyword, and hands it to the
-  /// consumer; false after an error.
+  /// Parses the clause that starts with `keyword`, at its keyword, into `clauses`; false
+  /// after an error.
   mutating func parseClause(_ keyword: Keyword) -> Bool {
     let keywordRange = token.range
     let word = keyword.rawValue
@@ -125,27 +127,26 @@ extension PolicyParser {
     switch keyword {
     case .on, .except:
       guard let names = parseNames(after: word) else { return false }
-      consumer.pointee.consumeClasses(
-        lineNames[names], isExcept: keyword == .except, at: place(keywordRange))
+      append(keyword == .except ? .except(names) : .on(names), at: keywordRange)
       return true
     case .immediately:
-      consumer.pointee.consumeImmediately(at: place(keywordRange))
+      append(.immediately, at: keywordRange)
       return true
     case .delay:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.delay, consume duration, at: place(keywordRange))
+      append(.delay(duration), at: keywordRange)
       return true
     case .max:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.max, consume duration, at: place(keywordRange))
+      append(.max(duration), at: keywordRange)
       return true
     case .within:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.within, consume duration, at: place(keywordRange))
+      append(.within(duration), at: keywordRange)
       return true
     case .timeout:
       guard let duration = parseDuration(after: word) else { return false }
-      consumer.pointee.consumeDuration(.timeout, consume duration, at: place(keywordRange))
+      append(.timeout(duration), at: keywordRange)
       return true
     case .backoff:
       guard let duration = parseDuration(after: word) else { return false }
@@ -166,7 +167,7 @@ extension PolicyParser {
         guard let increment = parseDuration(after: "+") else { return false }
         growth = .increment(increment)
       }
-      consumer.pointee.consumeBackoff(consume duration, consume growth, at: place(keywordRange))
+      append(.backoff(duration, growth), at: keywordRange)
       return true
     case .delays:
       guard let first = parseDuration(after: word) else { return false }
@@ -176,18 +177,18 @@ extension PolicyParser {
         guard let next = parseDuration(after: ",") else { return false }
         durations.append(next)
       }
-      consumer.pointee.consumeDelays(durations, at: place(keywordRange))
+      append(.delays(durations), at: keywordRange)
       return true
     case .jitter:
       guard let jitter = parseJitter() else { return false }
-      consumer.pointee.consumeJitter(jitter, at: place(keywordRange))
+      append(.jitter(jitter), at: keywordRange)
       return true
     case .after:
       guard
         let name = parseName(
           "a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
       else { return false }
-      consumer.pointee.consumeHook(name, at: place(keywordRange))
+      append(.after(name), at: keywordRange)
       return true
     case .honoring:
       guard token.keyword == .retryAfter else {
@@ -195,15 +196,15 @@ extension PolicyParser {
         return false
       }
       advance()
-      consumer.pointee.consumeHonoringRetryAfter(at: place(keywordRange))
+      append(.honoringRetryAfter, at: keywordRange)
       return true
     case .budget:
       guard let percent = parsePercent(after: word) else { return false }
-      consumer.pointee.consumeBudget(percent, at: place(keywordRange))
+      append(.budget(percent), at: keywordRange)
       return true
     case .hedge:
       guard let hedge = parseHedge() else { return false }
-      consumer.pointee.consumeHedge(hedge, at: place(keywordRange))
+      append(.hedge(hedge), at: keywordRange)
       return true
     case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
       return false
@@ -231,29 +232,29 @@ extension PolicyParser {
       return nil
     }
     advance()
-    guard let delay = parseDuration(after: "after") else { return nil }
+    guard let delay = parseDuration(after: Keyword.after.text) else { return nil }
     return HedgeSyntax(count: count, countRange: countRange, delay: delay)
   }
 
-  /// Where a clause whose keyword stands at `keywordRange` stands, when it ends with the last
+  /// Appends a clause whose keyword stands at `keywordRange` and which ends with the last
   /// token read.
-  @inline(__always)
-  func place(_ keywordRange: SourceRange) -> ClausePlace {
-    ClausePlace(
-      keyword: keywordRange, clause: SourceRange(start: keywordRange.start, end: previousEnd))
+  mutating func append(_ kind: ClauseSyntax.Kind, at keywordRange: SourceRange) {
+    clauses.append(
+      ClauseSyntax(
+        kind: kind, keywordRange: keywordRange,
+        range: SourceRange(start: keywordRange.start, end: previousEnd)))
   }
 
-  /// Parses the names of `on` or `except` into `lineNames`; returns where they stand in it.
-  mutating func parseNames(after keyword: String) -> Range<Int>? {
-    let start = lineNames.count
+  /// Parses the names of `on` or `except`.
+  mutating func parseNames(after keyword: String) -> [NameSyntax]? {
     guard let first = parseClassName(after: keyword) else { return nil }
-    lineNames.append(first)
+    var names = [first]
     while token.kind == .comma {
       advance()
       guard let next = parseClassName(after: ",") else { return nil }
-      lineNames.append(next)
+      names.append(next)
     }
-    return start..<lineNames.count
+    return names
   }
 
   /// Parses an error class: a name, or an HTTP status form (`503`, `5xx`), which the lexer
@@ -302,7 +303,7 @@ extension PolicyParser {
     let start = token.range.start
     switch token.kind {
     case .number:
-      guard let number = parsePercent(after: "jitter") else { return nil }
+      guard let number = parsePercent(after: Keyword.jitter.text) else { return nil }
       return JitterSyntax(
         kind: .percent(number), range: SourceRange(start: start, end: previousEnd))
     case .word:
@@ -312,7 +313,7 @@ extension PolicyParser {
       case .equal?: kind = .equal
       case .decorrelated?: kind = .decorrelated
       default:
-        let suggestion = Suggestion.nearest(to: text, in: ["full", "equal", "decorrelated"])
+        let suggestion = Suggestion.nearest(to: text, in: LanguageWords.jitterKinds)
         report(.expectedJitter(suggestion: suggestion), at: token.range)
         return nil
       }
@@ -368,12 +369,16 @@ extension PolicyParser {
         let unitText = lexer.text(token.unitStart, token.end)
         // The number before the unit is ASCII: the unit's column follows from its offset.
         let unitStart = token.location(at: token.unitStart)
+        let suggestion = Literals.suggestion(
+          forUnit: unitText, digits: lexer.slice(token.start, token.unitStart))
+        // The same duration in another unit (`2d` → `48h`) replaces the number too.
+        var fixIts: [FixIt]?
+        if case .literal(let literal)? = suggestion {
+          fixIts = [FixIt(range: token.range, replacement: literal)]
+        }
         report(
-          .unknownUnit(
-            unitText,
-            suggestion: Literals.suggestion(
-              forUnit: unitText, digits: lexer.slice(token.start, token.unitStart))),
-          at: SourceRange(start: unitStart, end: token.range.end))
+          .unknownUnit(unitText, suggestion: suggestion),
+          at: SourceRange(start: unitStart, end: token.range.end), fixIts: fixIts)
         return nil
       }
       let duration = Literals.duration(

@@ -1,21 +1,21 @@
 // The parser's files, declarations, blocks and policy text. See `Parser.swift` for the
 // parser's state and its entry points.
 
-extension PolicyParser where Consumer: DeclarationConsumer {
+extension PolicyParser {
   // MARK: Files
 
-  /// Parses a whole file, handing each declaration to the consumer; returns the file's range.
+  /// Parses a whole file into `declarations`; returns the file's range.
   mutating func parseFile() -> SourceRange {
     while true {
       while token.kind == .newline { advance() }
       if token.kind == .end { break }
       if token.keyword == .policy {
-        consumer.pointee.beginDeclaration()
-        if let declaration = parseDeclaration() { consumer.pointee.endDeclaration(declaration) }
+        lines = []
+        if let declaration = parseDeclaration() { declarations.append(declaration) }
       } else {
         if token.kind != .error {
           let suggestion =
-            token.kind == .word ? Suggestion.nearest(to: text, in: ["policy"]) : nil
+            token.kind == .word ? Suggestion.nearest(to: text, in: [Keyword.policy.text]) : nil
           report(.expectedPolicy(found: text, suggestion: suggestion), at: token.range)
         }
         skipToNextPolicy()
@@ -64,7 +64,7 @@ extension PolicyParser where Consumer: DeclarationConsumer {
         report(.expectedPolicyLine(shownName), at: token.range)
       } else {
         _ = parseLine(isPolicyText: false)
-        lines = consumer.pointee.takeLines()
+        lines = takeLines()
       }
     } else if token.kind == .leftBrace {
       form = .block
@@ -108,14 +108,14 @@ extension PolicyParser where Consumer: DeclarationConsumer {
           }
           while token.kind != .newline && token.kind != .end { advance() }
         }
-        return consumer.pointee.takeLines()
+        return takeLines()
       case .end:
         reportUnterminated(name: name, brace: brace)
-        return consumer.pointee.takeLines()
+        return takeLines()
       default:
         if token.keyword == .policy && !isFirstLine {
           reportUnterminated(name: name, brace: brace)
-          return consumer.pointee.takeLines()
+          return takeLines()
         }
         _ = parseLine(isPolicyText: false)
         isFirstLine = false
@@ -133,7 +133,7 @@ extension PolicyParser where Consumer: DeclarationConsumer {
 extension PolicyParser {
   // MARK: Policy text
 
-  /// Parses the text of one policy, handing each line to the consumer as it is read;
+  /// Parses the text of one policy into `lines`;
   /// returns the body's range: from the first line to the last, or empty at the end.
   mutating func parsePolicyText() -> SourceRange {
     var first: SourceLocation?

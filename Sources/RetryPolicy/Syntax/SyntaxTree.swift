@@ -177,33 +177,31 @@ package struct ClauseSyntax: Sendable, Hashable {
     self.range = range
   }
 
-  /// The clause's keyword as written in the language, such as `backoff`.
-  package var keyword: String {
+  /// The clause, as the clause table names it.
+  package var clause: Clause {
     switch kind {
-    case .on: "on"
-    case .except: "except"
-    case .immediately: "immediately"
-    case .delay: "delay"
-    case .backoff: "backoff"
-    case .delays: "delays"
-    case .jitter: "jitter"
-    case .max: "max"
-    case .after: "after"
-    case .honoringRetryAfter: "honoring retry-after"
-    case .within: "within"
-    case .timeout: "timeout"
-    case .budget: "budget"
-    case .hedge: "hedge"
+    case .on: .on
+    case .except: .except
+    case .immediately: .immediately
+    case .delay: .delay
+    case .backoff: .backoff
+    case .delays: .delays
+    case .jitter: .jitter
+    case .max: .max
+    case .after: .after
+    case .honoringRetryAfter: .honoringRetryAfter
+    case .within: .within
+    case .timeout: .timeout
+    case .budget: .budget
+    case .hedge: .hedge
     }
   }
 
+  /// The clause's keyword as written in the language, such as `backoff`.
+  package var keyword: String { clause.text }
+
   /// Whether the clause belongs to the whole policy rather than to one rule.
-  package var isPolicyWide: Bool {
-    switch kind {
-    case .within, .timeout, .budget, .hedge: true
-    default: false
-    }
-  }
+  package var isPolicyWide: Bool { clause.isPolicyWide }
 }
 
 /// The arguments of `hedge N after D`.

@@ -27,77 +27,6 @@ enum TokenKind: Sendable, Hashable {
   case end
 }
 
-/// A reserved word of the language.
-enum Keyword: String, Sendable, Hashable, CaseIterable {
-  case policy, retry, forever, on, except, immediately, delay, backoff, delays, jitter
-  case full, equal, decorrelated, max, after, honoring
-  case retryAfter = "retry-after"
-  case within, timeout, budget, x, hedge
-
-  /// Whether the keyword starts a clause (`on`, `backoff`, `within`, …).
-  var startsClause: Bool {
-    switch self {
-    case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after, .honoring,
-      .within, .timeout, .budget, .hedge:
-      true
-    default: false
-    }
-  }
-
-  /// Whether the keyword starts a policy-wide clause.
-  var isPolicyWide: Bool {
-    self == .within || self == .timeout || self == .budget || self == .hedge
-  }
-
-  /// The words a misspelt clause keyword is compared with for a suggestion.
-  static let clauseWords: [String] = [
-    "retry", "on", "except", "immediately", "delay", "backoff", "delays", "jitter", "max", "after",
-    "honoring", "within", "timeout", "budget", "hedge",
-  ]
-
-  /// The keyword spelt by `bytes`, if any.
-  static func matching(_ bytes: UnsafeBufferPointer<UInt8>) -> Keyword? {
-    guard let first = bytes.first else { return nil }
-    switch (first, bytes.count) {
-    case (UInt8(ascii: "a"), 5): return equals(bytes, "after") ? .after : nil
-    case (UInt8(ascii: "b"), 7): return equals(bytes, "backoff") ? .backoff : nil
-    case (UInt8(ascii: "b"), 6): return equals(bytes, "budget") ? .budget : nil
-    case (UInt8(ascii: "d"), 5): return equals(bytes, "delay") ? .delay : nil
-    case (UInt8(ascii: "d"), 6): return equals(bytes, "delays") ? .delays : nil
-    case (UInt8(ascii: "d"), 12): return equals(bytes, "decorrelated") ? .decorrelated : nil
-    case (UInt8(ascii: "e"), 5): return equals(bytes, "equal") ? .equal : nil
-    case (UInt8(ascii: "e"), 6): return equals(bytes, "except") ? .except : nil
-    case (UInt8(ascii: "f"), 4): return equals(bytes, "full") ? .full : nil
-    case (UInt8(ascii: "f"), 7): return equals(bytes, "forever") ? .forever : nil
-    case (UInt8(ascii: "h"), 8): return equals(bytes, "honoring") ? .honoring : nil
-    case (UInt8(ascii: "h"), 5): return equals(bytes, "hedge") ? .hedge : nil
-    case (UInt8(ascii: "i"), 11): return equals(bytes, "immediately") ? .immediately : nil
-    case (UInt8(ascii: "j"), 6): return equals(bytes, "jitter") ? .jitter : nil
-    case (UInt8(ascii: "m"), 3): return equals(bytes, "max") ? .max : nil
-    case (UInt8(ascii: "o"), 2): return equals(bytes, "on") ? .on : nil
-    case (UInt8(ascii: "p"), 6): return equals(bytes, "policy") ? .policy : nil
-    case (UInt8(ascii: "r"), 5): return equals(bytes, "retry") ? .retry : nil
-    case (UInt8(ascii: "r"), 11): return equals(bytes, "retry-after") ? .retryAfter : nil
-    case (UInt8(ascii: "t"), 7): return equals(bytes, "timeout") ? .timeout : nil
-    case (UInt8(ascii: "w"), 6): return equals(bytes, "within") ? .within : nil
-    case (UInt8(ascii: "x"), 1): return .x
-    default: return nil
-    }
-  }
-
-  private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
-    guard bytes.count == word.utf8CodeUnitCount else { return false }
-    return word.withUTF8Buffer { literal in
-      var index = 0
-      while index < literal.count {
-        if literal[index] != bytes[index] { return false }
-        index += 1
-      }
-      return true
-    }
-  }
-}
-
 /// One token: its kind, where it stands, and what the lexer learnt about it.
 ///
 /// A token keeps byte offsets only. Its line and columns are derived when a range is asked for
@@ -110,6 +39,8 @@ struct Token: Sendable {
   var kind: TokenKind
   /// For a word, the keyword it spells, if any.
   var keyword: Keyword?
+  /// For a keyword, the clause it starts, if any (from the clause table).
+  var clause: Clause?
   /// For a word, whether it is an ASCII identifier (no hyphen, no other script).
   var isIdentifier = false
   /// For a number or a duration, whether it has a fraction (`1.5`).
@@ -130,11 +61,12 @@ struct Token: Sendable {
 
   init(
     kind: TokenKind, line: UInt32, start: Int, end: Int, startBase: Int, endBase: Int,
-    keyword: Keyword? = nil, isIdentifier: Bool = false, hasFraction: Bool = false,
-    unitStart: Int? = nil
+    keyword: Keyword? = nil, clause: Clause? = nil, isIdentifier: Bool = false,
+    hasFraction: Bool = false, unitStart: Int? = nil
   ) {
     self.kind = kind
     self.keyword = keyword
+    self.clause = clause
     self.isIdentifier = isIdentifier
     self.hasFraction = hasFraction
     self.line = line

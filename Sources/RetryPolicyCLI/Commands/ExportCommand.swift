@@ -123,38 +123,37 @@ enum ExportCommand: Subcommand {
         }
       }
     }
-    let policy: CompiledPolicy
-    switch PolicyInput.resolvePolicy(options.selection, words: options.arguments, context: context)
+    let resolved: PolicyInput.ResolvedPolicy
+    switch PolicyInput.resolveSourcedPolicy(
+      options.selection, words: options.arguments, context: context)
     {
     case .exit(let status): return status
-    case .policy(let resolved): policy = resolved
+    case .policy(let policy): resolved = policy
     }
-    guard let (source, name, body) = ExportSource.locate(policy, options, context: context)
-    else {
-      output.error("internal error: the policy's text could not be read again")
-      return ExitStatus.failure
-    }
-    let locator = ExportLocator(body: body)
+    let policy = resolved.checked.policy
+    let locator = ExportLocator(resolved.checked)
     let result =
       engine == .grpc
       ? GRPCExport.export(
         policy, locator: locator, service: options.service, method: options.method)
       : EnvoyExport.export(policy, locator: locator)
     return finish(
-      result, source: source, name: name, isStrict: isStrict, engine: engine,
-      json: options.isJSON, context: context)
+      result, source: resolved.source, name: resolved.sourceName, isStrict: isStrict,
+      engine: engine, json: options.isJSON, context: context)
   }
 
   /// Prints the notes as diagnostics, then the document unless `--strict` found notes.
   private static func finish(
-    _ result: ExportResult, source: String, name: String, isStrict: Bool,
+    _ result: ExportResult, source: [UInt8], name: String, isStrict: Bool,
     engine: Options.Engine, json: Bool, context: CommandContext
   ) -> Int32 {
     let output = context.output
     let diagnostics = result.notes.map {
-      Diagnostic(.inexactExport($0.message, isStrict: isStrict), at: $0.range)
+      Diagnostic(
+        id: .inexactExport, severity: isStrict ? .error : .warning, summary: $0.message,
+        at: $0.range)
     }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
-    PolicyInput.printDiagnostics(diagnostics, source: source, name: name, context: context)
+    PolicyInput.printDiagnostics(diagnostics, bytes: source, name: name, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
     if engine == .envoy, !json {
       output.write(YAMLWriter().write(result.document))
@@ -162,31 +161,6 @@ enum ExportCommand: Subcommand {
       output.write(JSONWriter().write(result.document) + "\n")
     }
     return ExitStatus.success
-  }
-}
-
-/// The text of the policy an export works on, read again to point warnings at clauses.
-enum ExportSource {
-  static func locate(
-    _ policy: CompiledPolicy, _ options: ExportCommand.Options, context: CommandContext
-  ) -> (String, String, PolicyBodySyntax)? {
-    if let path = options.selection.file {
-      guard case .success(let bytes) = PolicyInput.readFileBytes(path, context: context) else {
-        return nil
-      }
-      let source = String(decoding: bytes, as: UTF8.self)
-      let file = Parser.parseFile(source).0
-      let declaration =
-        file.policies.first { $0.name.text == policy.name } ?? file.policies.first
-      return declaration.map { (source, path, $0.body) }
-    }
-    let words = options.arguments
-    var source = words.joined(separator: " ")
-    if words == ["-"] {
-      guard case .success(let text) = context.standardInputText() else { return nil }
-      source = text
-    }
-    return (source, PolicyInput.commandLineName, Parser.parsePolicy(source).0)
   }
 }
 
@@ -201,7 +175,7 @@ enum GRPCFileExport {
   /// (one method config each).
   static func items(
     path: String, policy name: String?, names: [GRPCMethodName]?, context: CommandContext
-  ) -> Result<(String, [GRPCExport.Item]), Status> {
+  ) -> Result<([UInt8], [GRPCExport.Item]), Status> {
     let output = context.output
     let bytes: [UInt8]
     switch PolicyInput.readFileBytes(path, context: context) {
@@ -213,9 +187,9 @@ enum GRPCFileExport {
     let analysis = analyze(policyFile: bytes)
     PolicyInput.printDiagnostics(analysis.diagnostics, bytes: bytes, name: path, context: context)
     if analysis.hasErrors { return .failure(Status(code: ExitStatus.failure)) }
-    var policies = analysis.policies
+    var policies = analysis.checked
     if let name {
-      policies = policies.filter { $0.name == name }
+      policies = policies.filter { $0.policy.name == name }
       if policies.isEmpty {
         let known = analysis.policies.compactMap(\.name)
         output.error(
@@ -228,12 +202,12 @@ enum GRPCFileExport {
       output.error("'\(path)' has no policies")
       return .failure(Status(code: ExitStatus.failure))
     }
-    let source = String(decoding: bytes, as: UTF8.self)
-    let file = Parser.parseFile(source).0
+    // The analysis's tree and each policy's source: nothing is parsed again.
+    let file = analysis.syntax
     var items: [GRPCExport.Item] = []
-    for policy in policies {
-      guard let index = file.policies.firstIndex(where: { $0.name.text == policy.name }) else {
-        output.error("internal error: the policy's text could not be read again")
+    for checked in policies {
+      guard let index = file.policies.firstIndex(where: { $0.range == checked.range }) else {
+        output.error("internal error: a policy has no declaration")
         return .failure(Status(code: ExitStatus.failure))
       }
       let declaration = file.policies[index]
@@ -243,9 +217,16 @@ enum GRPCFileExport {
       }.compactMap { GRPCRecord.read($0.text) }.last
       items.append(
         GRPCExport.Item(
-          policy: policy, locator: ExportLocator(body: declaration.body), names: names,
+          policy: checked.policy, locator: ExportLocator(checked), names: names,
           record: record))
     }
-    return .success((source, items))
+    return .success((bytes, items))
   }
+}
+
+extension DiagnosticID {
+  /// The export's own diagnostic: a clause the engine cannot express exactly.
+  ///
+  /// A warning, an error with `--strict`; never reported by `check` or `compile`.
+  static let inexactExport = DiagnosticID(tool: "inexact-export")
 }

@@ -63,14 +63,15 @@ enum FormatCommand: Subcommand {
   /// Formats a policy file's bytes, verifying that the result means the same.
   ///
   /// Bytes that are not UTF-8 are errors (the file is refused, never rewritten with U+FFFD);
-  /// a UTF-8 byte order mark at the start is kept.
-  static func format(bytes: [UInt8]) -> Outcome {
+  /// a UTF-8 byte order mark at the start is kept. `analysis`, when given, is that of `bytes`.
+  static func format(bytes: [UInt8], analysis: PolicyAnalysis? = nil) -> Outcome {
     // The tree lives only until it is printed: memory stays at one tree, not two.
     let formatted: String
     let policiesBefore: [CompiledPolicy]
     let commentsBefore: [Substring]
     do {
-      let before = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
+      // The caller's analysis of these bytes (the language server's), else a new one.
+      let before = analysis ?? analyze(policyFile: bytes)
       if before.hasErrors { return .invalid(before.diagnostics) }
       let hasByteOrderMark = bytes.starts(with: [0xEF, 0xBB, 0xBF])
       formatted = (hasByteOrderMark ? "\u{FEFF}" : "") + CanonicalPrinter.print(before.syntax)
@@ -79,8 +80,8 @@ enum FormatCommand: Subcommand {
     }
     let source = String(decoding: bytes, as: UTF8.self)
     if formatted == source { return .formatted(source) }
-    // The formatted text again, its comments kept but no tree built.
-    let after = analyze(policyFile: formatted, vocabulary: .open, keepingComments: true)
+    // The formatted text again, to verify that it means the same.
+    let after = analyze(policyFile: formatted)
     if after.hasErrors {
       return .changesMeaning("the formatted text does not compile")
     }

@@ -83,7 +83,7 @@ enum GenerateCommand: Subcommand {
         continue
       }
       let source = [UInt8](data)
-      let analysis = analyze(policyFile: source, vocabulary: .open, keepingSyntax: true)
+      let analysis = analyze(policyFile: source)
       let compiled = Dictionary(
         analysis.policies.compactMap { policy in policy.name.map { ($0, policy) } },
         uniquingKeysWith: { first, _ in first })

@@ -1,52 +1,62 @@
 import RetryPolicy
 
 /// Where the clauses of an exported policy stand in its text, so that each warning about an
-/// inexact mapping points at the clause it is about.
+/// inexact mapping points at the clause it is about: read from the analysis's source ranges,
+/// never by parsing or matching text.
 struct ExportLocator {
-  /// The policy's body as written.
-  let body: PolicyBodySyntax
+  /// The policy and its ranges.
+  let checked: CheckedPolicy
 
-  /// The lines that are rules (`retry N …`), in order: rule `index` of the compiled policy.
-  private var ruleLines: [LineSyntax] { body.lines.filter { $0.head != nil } }
-
-  /// The range of the keyword `keyword` in rule `rule`, else of the rule's head.
-  func clause(_ keyword: String, inRule rule: Int) -> SourceRange {
-    let lines = ruleLines
-    guard rule >= 0, rule < lines.count else { return body.range }
-    let line = lines[rule]
-    if let clause = line.clauses.first(where: { $0.keyword == keyword }) {
-      return clause.keywordRange
-    }
-    return line.head?.range ?? line.range
+  init(_ checked: CheckedPolicy) {
+    self.checked = checked
   }
 
-  /// The range of the head (`retry N`) of rule `rule`.
+  /// The source of compiled rule `rule`, if there is such a rule.
+  private func source(ofRule rule: Int) -> RuleSource? {
+    rule >= 0 && rule < checked.rules.count ? checked.rules[rule] : nil
+  }
+
+  /// The range of the keyword of `clause` in rule `rule`, else of the rule's head.
+  func clause(_ clause: Clause, inRule rule: Int) -> SourceRange {
+    guard let source = source(ofRule: rule) else { return checked.bodyRange }
+    return source.clause(clause)?.keywordRange ?? source.headRange
+  }
+
+  /// The range of the head (`retry N`) count of rule `rule`.
   func head(ofRule rule: Int) -> SourceRange {
-    let lines = ruleLines
-    guard rule >= 0, rule < lines.count else { return body.range }
-    return lines[rule].head?.countRange ?? lines[rule].range
+    source(ofRule: rule)?.countRange ?? checked.bodyRange
   }
 
   /// The range of the class name `name` in the `on` list of rule `rule`, else of `on`.
   func className(_ name: String, inRule rule: Int) -> SourceRange {
-    let lines = ruleLines
-    guard rule >= 0, rule < lines.count else { return body.range }
-    for clause in lines[rule].clauses {
-      if case .on(let names) = clause.kind, let found = names.first(where: { $0.text == name }) {
-        return found.range
-      }
+    if let found = source(ofRule: rule)?.errorClasses.first(where: { $0.text == name }) {
+      return found.range
     }
-    return clause("on", inRule: rule)
+    return clause(.on, inRule: rule)
   }
 
-  /// The range of the policy-wide clause `keyword`, wherever it stands.
+  /// The range of the keyword of the policy-wide clause `clause`, else of the body.
+  func policyWide(_ clause: Clause) -> SourceRange {
+    checked.policyWide(clause)?.keywordRange ?? checked.bodyRange
+  }
+
+  // The exporters name clauses by their text until they move to `Clause`; the text is looked
+  // up in the clause table, never in the policy's text.
+
+  /// ``clause(_:inRule:)-(Clause,_)`` for a clause named by its keywords (`honoring retry-after`).
+  func clause(_ keywords: String, inRule rule: Int) -> SourceRange {
+    guard let clause = Self.clause(named: keywords) else { return head(ofRule: rule) }
+    return self.clause(clause, inRule: rule)
+  }
+
+  /// ``policyWide(_:)-(Clause)`` for a clause named by its keyword.
   func policyWide(_ keyword: String) -> SourceRange {
-    for line in body.lines {
-      if let clause = line.clauses.first(where: { $0.keyword == keyword }) {
-        return clause.keywordRange
-      }
-    }
-    return body.range
+    guard let clause = Self.clause(named: keyword) else { return checked.bodyRange }
+    return policyWide(clause)
+  }
+
+  private static func clause(named text: String) -> Clause? {
+    ClauseTable.entries.first { $0.text == text }?.clause
   }
 }
 

@@ -2,8 +2,9 @@ import Foundation
 import RetryPolicy
 
 // Completion: what may be typed at the cursor, read from the text of the cursor's line
-// (the line may not parse yet) and the names the rest of the file uses. Keywords come from
-// the lexer's table (`LanguageWords`), so a new clause is offered without a change here.
+// (the line may not parse yet) and the names the rest of the file uses. Keywords and what
+// follows each come from the clause table (`ClauseTable`, `LanguageWords`), so a new clause is
+// offered without a change here.
 
 extension LanguageServer {
   /// The completion item kinds used (the protocol's numbers).
@@ -20,8 +21,7 @@ extension LanguageServer {
     let position = params.position
     let document = open.document
     let offset = document.offset(of: position)
-    let line = max(0, min(position.line, document.lineStarts.count - 1))
-    let lineStart = document.lineStarts[line]
+    let lineStart = document.lineStart(position.line)
     let prefix = Array(document.bytes[lineStart..<max(lineStart, offset)])
     if prefix.contains(UInt8(ascii: "#")) { return CompletionList(isIncomplete: false, items: []) }
     var partialStart = prefix.count
@@ -39,7 +39,11 @@ extension LanguageServer {
           edit: (TextDocument.range(start, position), number + unit))
       }
     case .words(let words, let kind):
-      items = words.map { Self.item($0, kind: kind) }
+      items = words.map { word in
+        // A clause keyword comes with the table's snippet and summary.
+        let spec = kind == .keyword ? Keyword(rawValue: word)?.clause?.spec : nil
+        return Self.item(word, kind: kind, clause: spec)
+      }
     case .errorClasses:
       items = usedNames(in: open.analysis.syntax, hooks: false)
         .union(Vocabulary.builtInErrorClasses).sorted().map { Self.item($0, kind: .reference) }
@@ -49,9 +53,11 @@ extension LanguageServer {
       }
     case .lineStart:
       if Self.isInsideBlock(document.bytes, before: lineStart) {
-        items = (["retry"] + LanguageWords.policyWideKeywords).map { Self.item($0, kind: .keyword) }
+        items = ([Keyword.retry.text] + LanguageWords.policyWideKeywords).map {
+          Self.item($0, kind: .keyword)
+        }
       } else {
-        items = [Self.item("policy", kind: .keyword)]
+        items = [Self.item(Keyword.policy.text, kind: .keyword)]
       }
     }
     return CompletionList(isIncomplete: false, items: items)
@@ -70,42 +76,54 @@ extension LanguageServer {
     let trimmed = before.trimmingCharacters(in: .whitespaces)
     let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(
       String.init)
+    let lastKeyword = words.last.flatMap(Keyword.init(rawValue:))
     let digits = partial.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
     if !digits.isEmpty, partial.dropFirst(digits.count).allSatisfy(\.isLetter) {
-      switch words.last {
-      // A count, a factor or a percentage: no unit.
-      case "retry", "x": return .words([], .value)
-      case "jitter", "budget": return .words([digits + "%"], .value)
-      default: return .unit(String(digits))
+      switch lastKeyword?.clause?.spec.arguments {
+      // A percentage: no unit.
+      case .jitter?, .percent?: return .words([digits + "%"], .value)
+      default:
+        // A count or a factor: no unit.
+        if lastKeyword == .retry || lastKeyword == .x { return .words([], .value) }
+        return .unit(String(digits))
       }
     }
     guard let last = words.last else { return .lineStart }
-    let keywords = Set(LanguageWords.keywords)
     if trimmed.hasSuffix(",") {
-      // In a list: its keyword is the last keyword before the cursor.
-      switch words.last(where: keywords.contains) {
-      case "on", "except": return .errorClasses
-      default: return .words([], .value)
-      }
+      // In a list: its clause is that of the last keyword before the cursor.
+      let listKeyword = words.last { Keyword(rawValue: $0) != nil }.flatMap(Keyword.init)
+      return listKeyword?.clause?.spec.arguments == .errorClasses
+        ? .errorClasses : .words([], .value)
     }
-    switch last {
-    case "on", "except": return .errorClasses
-    case "after": return .hooks
-    case "jitter": return .words(LanguageWords.jitterKinds, .value)
-    case "honoring": return .words(["retry-after"], .keyword)
-    case "retry": return .words(["forever"], .keyword)
-    case "=": return .words(["retry"], .keyword)
-    case "policy", "delay", "backoff", "delays", "max", "within", "timeout", "budget", "x", "{":
-      return .words([], .value)
-    default: break
+    if last == "=" { return .words([Keyword.retry.text], .keyword) }
+    if last == "{" { return .words([], .value) }
+    switch lastKeyword {
+    case .retry?: return .words([Keyword.forever.text], .keyword)
+    case .policy?, .x?: return .words([], .value)
+    case let keyword?:
+      if let spec = keyword.clause?.spec {
+        // A clause of several keywords (`honoring retry-after`): the next one.
+        if spec.keywords.count > 1, spec.arguments == .none {
+          return .words(spec.keywords.dropFirst().map(\.text), .keyword)
+        }
+        switch spec.arguments {
+        case .none: break
+        case .errorClasses: return .errorClasses
+        case .hook: return .hooks
+        case .jitter: return .words(LanguageWords.jitterKinds, .value)
+        default: return .words([], .value)
+        }
+      }
+    case nil: break
     }
     // After a complete clause: the clauses not yet on the line, one delay clause at most.
+    let keywords = Set(LanguageWords.keywords)
     let used = Set(words.filter(keywords.contains))
     var offered = LanguageWords.clauseKeywords.filter { !used.contains($0) }
     if !used.isDisjoint(with: LanguageWords.delayKeywords) {
       offered.removeAll { LanguageWords.delayKeywords.contains($0) }
     }
-    if !used.contains("retry") {
+    if !used.contains(Keyword.retry.text) {
       offered = offered.filter { LanguageWords.policyWideKeywords.contains($0) }
     }
     return .words(offered, .keyword)
@@ -157,10 +175,13 @@ extension LanguageServer {
   }
 
   private static func item(
-    _ label: String, kind: ItemKind, edit: (range: LSPRange, text: String)? = nil
+    _ label: String, kind: ItemKind, edit: (range: LSPRange, text: String)? = nil,
+    clause: ClauseSpec? = nil
   ) -> CompletionItem {
     CompletionItem(
       label: label, kind: kind.rawValue,
-      textEdit: edit.map { TextEdit(range: $0.range, newText: $0.text) })
+      textEdit: edit.map { TextEdit(range: $0.range, newText: $0.text) },
+      detail: clause?.summary, insertText: clause?.snippet,
+      insertTextFormat: clause.map { _ in 2 })
   }
 }

@@ -224,7 +224,7 @@ package struct LanguageServer {
   /// Stores a document's new text, analyzes it, and returns its diagnostics to publish.
   mutating func open(uri: String, version: Int, text: String) -> OutgoingMessage {
     let document = TextDocument(uri: uri, version: version, text: text)
-    let analysis = analyze(policyFile: document.bytes, vocabulary: .open, keepingSyntax: true)
+    let analysis = analyze(policyFile: document.bytes)
     analysisCount += 1
     documents[uri] = OpenDocument(document: document, analysis: analysis)
     let diagnostics = analysis.diagnostics.map { Self.diagnostic($0, in: document) }

@@ -244,6 +244,11 @@ struct CompletionItem: Codable, Sendable, Equatable {
   var label: String
   var kind: Int
   var textEdit: TextEdit?
+  /// A clause's one-line summary, from the clause table.
+  var detail: String?
+  /// A clause's snippet, from the clause table (`insertTextFormat` 2: a snippet).
+  var insertText: String?
+  var insertTextFormat: Int?
 }
 
 /// `textDocument/codeAction`.

@@ -68,7 +68,7 @@ package enum ExplainRendering {
     let style = TextStyle(usesColor: usesColor)
     var output = ""
     let lines = policyLines(policy)
-    let title = policy.name.map { "policy \($0)" } ?? "policy"
+    let title = policy.name.map { "\(Keyword.policy.text) \($0)" } ?? Keyword.policy.text
     if lines.count == 1 {
       output += style.bold(title + ":") + " " + lines[0] + "\n"
     } else {
@@ -107,13 +107,13 @@ package enum ExplainRendering {
       ))
     let excluded = ["cancellation"] + rule.excludedClasses.filter { $0 != "cancellation" }
     rows.append(("never on", excluded.joined(separator: ", ")))
-    rows.append(("jitter", rule.jitter.map(jitterDescription) ?? "none"))
+    rows.append((Keyword.jitter.text, rule.jitter.map(jitterDescription) ?? "none"))
     rows.append(
       ("cap", rule.maxDelay.map { "max \($0.policyText), applied after jitter" } ?? "none"))
     rows.append(("hook", rule.hook.map { "'\($0)' runs before each retry" } ?? "none"))
     rows.append(
       (
-        "retry-after",
+        Keyword.retryAfter.text,
         rule.honorsRetryAfter
           ? "honored: a delay carried by the error replaces the computed one"
             + (rule.maxDelay == nil
@@ -135,7 +135,7 @@ package enum ExplainRendering {
     if count == 0 { return "at most 1 (no retries)" }
     let (total, overflow) = count.addingReportingOverflow(1)
     let attempts = overflow ? "\(count) + 1" : String(total)
-    return "at most \(attempts) (1 + \(count) \(count == 1 ? "retry" : "retries"))"
+    return "at most \(attempts) (1 + \(count) \(count == 1 ? Keyword.retry.text : "retries"))"
   }
 
   private static func jitterDescription(_ jitter: Jitter) -> String {
@@ -157,27 +157,27 @@ package enum ExplainRendering {
     var rows: [(String, String)] = []
     rows.append(
       (
-        "within",
+        Keyword.within.text,
         policy.deadline.map {
           "\($0.policyText): no retry starts whose delay would end past it"
         } ?? "none"
       ))
     rows.append(
       (
-        "timeout",
+        Keyword.timeout.text,
         policy.attemptTimeout.map {
           "\($0.policyText) per attempt; a cut-off attempt fails with 'timeout'"
         } ?? "none"
       ))
     rows.append(
       (
-        "budget",
+        Keyword.budget.text,
         policy.budgetRatio.map {
           "\(percentText($0)): retries of all runs stay below \(percentText($0)) of first"
             + " attempts, plus a floor of \(RetryBudget.initialTokens)"
         } ?? "none"
       ))
-    if let hedge = policy.hedge { rows.append(("hedge", hedgeText(hedge))) }
+    if let hedge = policy.hedge { rows.append((Keyword.hedge.text, hedgeText(hedge))) }
     if let breaker = policy.breaker { rows.append(("breaker", breakerText(breaker))) }
     return labeled(rows, indent: "")
   }

@@ -11,21 +11,27 @@ enum StormRendering {
         "policies",
         .array(
           results.map { result in
-            .object([
-              JSONMember("policy", .string(result.name)),
-              JSONMember("offered", .int(result.offered)),
-              JSONMember("attempts", .int(result.attempts)),
-              JSONMember("refused", .int(result.refused)),
-              JSONMember("amplification", .double(rounded(result.amplification))),
-              JSONMember(
-                "outageAmplification",
-                result.outageAmplification.map { .double(rounded($0)) } ?? .null),
-              JSONMember("successRatio", .double(rounded(result.successRatio))),
-              JSONMember("p50", result.p50.map { .double($0) } ?? .null),
-              JSONMember("p99", result.p99.map { .double($0) } ?? .null),
-              JSONMember("peakLoad", .double(rounded(result.peakLoad))),
-              JSONMember("recoverySeconds", result.recoverySeconds.map { .double($0) } ?? .null),
-            ])
+            // `refused` only for a policy with `breaker`: the others' bytes stay as they were.
+            .object(
+              [
+                JSONMember("policy", .string(result.name)),
+                JSONMember("offered", .int(result.offered)),
+                JSONMember("attempts", .int(result.attempts)),
+              ]
+                + (result.policy.breaker == nil
+                  ? [] : [JSONMember("refused", .int(result.refused))])
+                + [
+                  JSONMember("amplification", .double(rounded(result.amplification))),
+                  JSONMember(
+                    "outageAmplification",
+                    result.outageAmplification.map { .double(rounded($0)) } ?? .null),
+                  JSONMember("successRatio", .double(rounded(result.successRatio))),
+                  JSONMember("p50", result.p50.map { .double($0) } ?? .null),
+                  JSONMember("p99", result.p99.map { .double($0) } ?? .null),
+                  JSONMember("peakLoad", .double(rounded(result.peakLoad))),
+                  JSONMember(
+                    "recoverySeconds", result.recoverySeconds.map { .double($0) } ?? .null),
+                ])
           }))
     ])
   }

@@ -115,7 +115,7 @@ struct ReplSession {
       return evaluate(text, isFile: true)
     }
     if trimmed.isEmpty || trimmed.hasPrefix("#") { return [] }
-    if Self.firstWord(of: trimmed) == "policy" {
+    if Self.firstWord(of: trimmed) == Keyword.policy.text {
       let balance = Self.braceBalance(of: line)
       if balance > 0 {
         pendingBlock = [line]
@@ -147,8 +147,8 @@ struct ReplSession {
   private mutating func evaluate(_ text: String, isFile: Bool) -> [ReplMessage] {
     let analysis =
       isFile
-      ? analyze(policyFile: text, vocabulary: .open, keepingSyntax: true)
-      : analyze(policy: text, vocabulary: .open, keepingSyntax: true)
+      ? analyze(policyFile: text)
+      : analyze(policy: text)
     var messages = diagnostics(analysis.diagnostics, source: text, sourceName: Self.sourceName)
     if analysis.hasErrors {
       errorCount += 1
@@ -240,7 +240,7 @@ struct ReplSession {
       return failure("cannot read '\(path)': \(Self.reason(error))")
     }
     // Read as bytes, as `check` reads a file, so that bytes that are not UTF-8 are reported.
-    let analysis = analyze(policyFile: bytes, vocabulary: .open, keepingSyntax: true)
+    let analysis = analyze(policyFile: bytes)
     var messages: [ReplMessage] = []
     if !analysis.diagnostics.isEmpty {
       let renderer = DiagnosticRenderer(bytes: bytes, sourceName: path, usesColor: usesColor)

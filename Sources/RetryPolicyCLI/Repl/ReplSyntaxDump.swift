@@ -35,7 +35,7 @@ enum ReplSyntaxDump {
       switch head.count {
       case .times(let number?): count = "\(number)"
       case .times(nil): count = "(too large)"
-      case .forever: count = "forever"
+      case .forever: count = Keyword.forever.text
       }
       lines.append("\(indent)  retry \(count)  \(head.range)")
     }

@@ -327,15 +327,44 @@ enum PolicyInput {
     case exit(Int32)
   }
 
+  /// A policy named on the command line with where it came from: its text and the ranges of
+  /// its rules and clauses, for diagnostics about it (such as an export's warnings).
+  struct ResolvedPolicy {
+    /// The compiled policy and its source ranges.
+    var checked: CheckedPolicy
+    /// The text it was read from: a file's bytes, or the command line's text.
+    var source: [UInt8]
+    /// The name diagnostics give the text: the file's path, or `<policy>`.
+    var sourceName: String
+  }
+
+  /// What resolving a policy with its source gives.
+  enum SourcedResolution {
+    /// The policy and its source, and the warnings already printed.
+    case policy(ResolvedPolicy)
+    /// Something went wrong and was reported; exit with this status.
+    case exit(Int32)
+  }
+
+  /// ``resolveSourcedPolicy(_:words:context:)``, without the source.
+  static func resolvePolicy(
+    _ selection: PolicySelection, words: [String], context: CommandContext
+  ) -> Resolution {
+    switch resolveSourcedPolicy(selection, words: words, context: context) {
+    case .policy(let resolved): .policy(resolved.checked.policy)
+    case .exit(let status): .exit(status)
+    }
+  }
+
   /// The policy named on the command line: `POLICY…` (words joined with spaces, so quotes
   /// are optional), `-` for standard input, or `--file F [--policy NAME]`.
   ///
   /// Prints diagnostics (warnings too) to standard error. Exit statuses: 1 for an invalid
   /// policy, a file with errors, or an unknown `--policy` name; 2 for a usage error or an
   /// unreadable file.
-  static func resolvePolicy(
+  static func resolveSourcedPolicy(
     _ selection: PolicySelection, words: [String], context: CommandContext
-  ) -> Resolution {
+  ) -> SourcedResolution {
     let output = context.output
     if let path = selection.file {
       if let extra = words.first {
@@ -368,16 +397,17 @@ enum PolicyInput {
     printDiagnostics(
       analysis.diagnostics, source: source, name: commandLineName, context: context)
     if analysis.hasErrors { return .exit(ExitStatus.failure) }
-    guard let policy = analysis.policies.first else {
+    guard let checked = analysis.checked.first else {
       output.error("internal error: the policy compiled to nothing")
       return .exit(ExitStatus.failure)
     }
-    return .policy(policy)
+    return .policy(
+      ResolvedPolicy(checked: checked, source: Array(source.utf8), sourceName: commandLineName))
   }
 
   private static func resolvePolicy(
     inFile path: String, named name: String?, context: CommandContext
-  ) -> Resolution {
+  ) -> SourcedResolution {
     let output = context.output
     let source: [UInt8]
     switch readFileBytes(path, context: context) {
@@ -392,8 +422,8 @@ enum PolicyInput {
     if analysis.hasErrors { return .exit(ExitStatus.failure) }
     let names = analysis.policies.compactMap(\.name)
     guard let name else {
-      if analysis.policies.count == 1, let only = analysis.policies.first {
-        return .policy(only)
+      if analysis.checked.count == 1, let only = analysis.checked.first {
+        return .policy(ResolvedPolicy(checked: only, source: source, sourceName: path))
       }
       if analysis.policies.isEmpty {
         output.error("'\(path)' has no policies")
@@ -405,8 +435,8 @@ enum PolicyInput {
             + names.joined(separator: ", ")))
       return .exit(ExitStatus.usage)
     }
-    if let policy = analysis.policies.first(where: { $0.name == name }) {
-      return .policy(policy)
+    if let checked = analysis.checked.first(where: { $0.policy.name == name }) {
+      return .policy(ResolvedPolicy(checked: checked, source: source, sourceName: path))
     }
     let suggestion = Suggestion.nearest(to: name, in: names)
     output.error(

@@ -1,0 +1,57 @@
+import Testing
+
+@testable import RetryPolicy
+
+/// The one position converter: byte offsets to the language's lines and columns and to an
+/// editor's lines and UTF-16 characters, and back.
+@Suite("Source location converter")
+struct SourceLocationConverterTests {
+  static let texts = [
+    "policy p = retry 3 bakoff 1s\n",
+    "\u{FEFF}policy é = retry 3 😀 bakoff 1s\r\npolicy q = retry 2 e\u{301} jiter 5%\n",
+    "# 😀😀 e\u{301}\npolicy e = retry 3 😀 e\u{301} bakoff 1s\n",
+    "policy p = retry 3\rpolicy q = retry 2 bakoff 1s\n",
+    "policy p {\r\n  retry 3 on 600\r\n  retry 1 delay 2d\r\n  within 0s\r\n}\r\n",
+    "retry 3 backoff 1s x0 jitter 200%\n\n\nretry 2 on serverErorr",
+  ]
+
+  @Test(
+    "the language's lines and columns are those the lexer gives, at every diagnostic",
+    arguments: texts)
+  func agreesWithTheLexer(text: String) {
+    let converter = SourceLocationConverter(text: text)
+    for diagnostic in analyze(policyFile: text).diagnostics + analyze(policy: text).diagnostics {
+      for location in [diagnostic.range.start, diagnostic.range.end] {
+        #expect(converter.location(ofOffset: location.offset) == location, "\(diagnostic)")
+        #expect(
+          converter.offset(ofLine: location.line, column: location.column) == location.offset,
+          "\(diagnostic)")
+      }
+    }
+  }
+
+  @Test("an editor's position counts UTF-16 code units, and a lone CR ends its line")
+  func editorPositions() {
+    let converter = SourceLocationConverter(text: "a😀b\rcd\r\ne\nf")
+    #expect(converter.position(ofOffset: 5) == .init(line: 0, character: 3))  // b
+    #expect(converter.position(ofOffset: 7) == .init(line: 1, character: 0))  // c, after CR
+    #expect(converter.position(ofOffset: 11) == .init(line: 2, character: 0))  // e
+    #expect(converter.offset(of: .init(line: 1, character: 9)) == 9)  // clamped before CR LF
+    #expect(converter.offset(of: .init(line: 0, character: 9)) == 6)  // clamped before CR
+    // The language's lines: a lone CR is a character of its line.
+    #expect(converter.location(ofOffset: 7) == SourceLocation(line: 1, column: 5, offset: 7))
+    #expect(converter.location(ofOffset: 11) == SourceLocation(line: 2, column: 1, offset: 11))
+    #expect(converter.position(of: SourceLocation(line: 1, column: 5, offset: 0)).line == 1)
+  }
+
+  @Test("offsets out of the text are clamped, and nothing traps")
+  func clamping() {
+    let converter = SourceLocationConverter(text: "ab\n")
+    #expect(converter.location(ofOffset: -4) == SourceLocation(line: 1, column: 1, offset: 0))
+    #expect(converter.location(ofOffset: 99) == SourceLocation(line: 2, column: 1, offset: 3))
+    #expect(converter.offset(ofLine: 0, column: 5) == 0)
+    #expect(converter.offset(ofLine: 9, column: 5) == 3)
+    #expect(converter.position(ofOffset: 99) == .init(line: 1, character: 0))
+    #expect(SourceLocationConverter(text: "").position(ofOffset: 0) == .init(line: 0, character: 0))
+  }
+}
