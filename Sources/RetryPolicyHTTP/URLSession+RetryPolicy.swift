@@ -91,6 +91,13 @@ extension URLSession {
       policy.rules = []  // one attempt: no rule takes any failure
     }
     var environment = environment
+    if policy.breaker != nil, let group = environment.breakerGroup,
+      let host = HTTPRequestRules.breakerKey(of: request)
+    {
+      // One breaker per host: one failing host does not open the circuit for the others.
+      environment.breaker = group.breaker(for: host)
+      environment.breakers = [:]
+    }
     let lastStatus = StatusRecord()
     if let observer = environment.observer {
       let classes = environment.errorClasses
@@ -146,6 +153,14 @@ package enum HTTPRequestRules {
     "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE",
   ]
 
+  /// The key of a request's breaker in a ``CircuitBreakerGroup``: its URL's host in lowercase,
+  /// with `:port` when the URL names a port (`api.example.com`, `127.0.0.1:8080`).
+  package static func breakerKey(of request: URLRequest) -> String? {
+    guard let url = request.url, let host = url.host, !host.isEmpty else { return nil }
+    guard let port = url.port else { return host.lowercased() }
+    return "\(host.lowercased()):\(port)"
+  }
+
   /// Whether a request may be sent more than once.
   package static func mayRetry(_ request: URLRequest, method: String, assumingIdempotent: Bool)
     -> Bool
@@ -193,7 +208,7 @@ package enum HTTPRequestRules {
       set.insert(status)
     case .statusClass(let range):
       for status in range { set.insert(status) }
-    case .any, .timeout, .invalidStatus, .urlError, .named:
+    case .any, .timeout, .invalidStatus, .urlError, .circuitOpen, .named:
       break
     }
   }

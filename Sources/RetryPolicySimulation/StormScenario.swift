@@ -82,6 +82,8 @@ package struct StormResult: Sendable, Hashable {
     package var offered = 0
     /// Of those, the requests that finally succeeded.
     package var succeeded = 0
+    /// Attempts the clients' circuit breakers refused that second.
+    package var refused = 0
 
     /// The part of that second's requests that succeeded (1 when none arrived).
     package var successRatio: Double {
@@ -109,6 +111,9 @@ package struct StormResult: Sendable, Hashable {
   package var outageOffered = 0
   /// Attempts that started during the outage.
   package var outageAttempts = 0
+  /// Attempts a client's circuit breaker refused (policies with `breaker`): the operation
+  /// was not called and the backend saw nothing.
+  package var refused = 0
   /// The median latency of successful requests (first attempt to success), in seconds.
   package var p50: Double?
   /// The 99th percentile of that latency, in seconds.

@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import Synchronization
 
 /// A discrete-event simulation of a fleet of clients retrying under one policy against one
 /// backend, on virtual time: what `retry-policy storm` runs.
@@ -7,7 +8,9 @@ import RetryPolicy
 /// Every retry decision is the library's own: each request is a ``RetryRun``, the driver the
 /// runtime uses, fed the elapsed virtual time instead of a clock. The state machine picks the
 /// rule and draws the jitter, the client's ``RetryBudget`` allows or refuses the retry, and
-/// `within` stops it, exactly as in `run`; hooks are not called.
+/// `within` stops it, exactly as in `run`; hooks are not called. Under `breaker`, each client
+/// has its own ``CircuitBreaker`` on the virtual time, as in a real fleet: an attempt it
+/// refuses never reaches the backend, and the request fails at once.
 ///
 /// The model, in full:
 /// - requests arrive as a Poisson process of rate `clients × rate` (the sum of the clients'
@@ -59,6 +62,10 @@ private struct StormEngine {
   let policy: CompiledPolicy
   let environment: RetryEnvironment
   let budgets: [RetryBudget]
+  /// Each client's breaker, for a policy with `breaker`.
+  let breakers: [CircuitBreaker]
+  /// The virtual time the breakers read.
+  let clock = VirtualTime()
   let timeout: Int64
   let serverError: any Error = StormBackendError.serverError
   let timeoutError: any Error
@@ -89,12 +96,18 @@ private struct StormEngine {
       errorClasses: ["serverError": { $0 is StormBackendError }], hooks: hooks)
     self.budgets =
       policy.budgetRatio == nil ? [] : (0..<scenario.clients).map { _ in RetryBudget() }
+    let clock = self.clock
+    self.breakers =
+      policy.breaker == nil
+      ? []
+      : (0..<scenario.clients).map { _ in CircuitBreaker(reading: { clock.now }) }
     let policyTimeout = policy.attemptTimeout.map(Self.nanoseconds)
     self.timeout = max(1, policyTimeout ?? scenario.timeout)
     self.timeoutError = AttemptTimeoutError(timeout: .nanoseconds(timeout))
     self.backend = SeededRandomNumberGenerator(seed: mix(scenario.seed, 2))
     self.stats = StormResult(policy: policy)
-    self.isFastPath = policy.deadline == nil && policy.budgetRatio == nil
+    self.isFastPath =
+      policy.deadline == nil && policy.budgetRatio == nil && policy.breaker == nil
     let seconds = Int((scenario.duration + 999_999_999) / 1_000_000_000)
     stats.seconds = StormResult.Seconds(count: seconds)
   }
@@ -131,6 +144,7 @@ private struct StormEngine {
   }
 
   mutating func arrive(at now: Int64, client: Int, index: UInt64) throws(StormSimulationError) {
+    clock.set(now)
     let isCounted = now < scenario.duration
     if isCounted {
       stats.offered += 1
@@ -145,14 +159,16 @@ private struct StormEngine {
       do {
         try started.startAttempt(in: environment, elapsed: .zero)
       } catch {
+        if started.wasRefused { countRefusal(at: now, isCounted: isCounted) }
         return
       }
       run = started
     }
     let (end, kind) = try attempt(at: now, isCounted: isCounted)
-    // A request whose first attempt succeeds needs no slot: only retries need its run.
+    // A request whose first attempt succeeds needs no slot: only retries need its run, and
+    // the breaker, which hears of the success when it happens.
     var slot: Int32 = -1
-    if kind != .succeeded {
+    if kind != .succeeded || !breakers.isEmpty {
       let request = Request(run: run ?? makeRun(index: index, client: client, attempts: 1))
       if let free = freeSlots.popLast() {
         slot = free
@@ -169,11 +185,13 @@ private struct StormEngine {
   func makeRun(index: UInt64, client: Int, attempts: Int) -> RetryRun {
     RetryRun(
       policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
-      budget: budgets.isEmpty ? nil : budgets[client], attempts: attempts)
+      budget: budgets.isEmpty ? nil : budgets[client],
+      breaker: breakers.isEmpty ? nil : breakers[client], attempts: attempts)
   }
 
   mutating func handle(_ event: Event) throws(StormSimulationError) {
     let now = event.time
+    clock.set(now)
     let slot = event.slot
     let arrival = event.arrival
     switch EventKind(rawValue: event.kind) ?? .succeeded {
@@ -183,7 +201,10 @@ private struct StormEngine {
         latencies.record(now - arrival)
         stats.seconds.update(Int(arrival / 1_000_000_000)) { $0.succeeded += 1 }
       }
-      if slot >= 0 { freeSlots.append(slot) }
+      if slot >= 0 {
+        if !breakers.isEmpty { requests[Int(slot)].run.finishSucceeded(in: environment) }
+        freeSlots.append(slot)
+      }
     case .serverError, .timedOut:
       let elapsed = Duration.nanoseconds(now - arrival)
       let error = event.kind == EventKind.serverError.rawValue ? serverError : timeoutError
@@ -212,11 +233,22 @@ private struct StormEngine {
       try requests[Int(slot)].run.startAttempt(
         in: environment, elapsed: .nanoseconds(now - arrival))
     } catch {
+      if requests[Int(slot)].run.wasRefused {
+        countRefusal(at: now, isCounted: arrival < scenario.duration)
+      }
       freeSlots.append(slot)
       return
     }
     let (end, kind) = try attempt(at: now, isCounted: arrival < scenario.duration)
     events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
+  }
+
+  /// Counts an attempt a client's breaker refused at `now`.
+  mutating func countRefusal(at now: Int64, isCounted: Bool) {
+    if isCounted { stats.refused += 1 }
+    if now < scenario.duration {
+      stats.seconds.updateLatest(Int(now / 1_000_000_000)) { $0.refused += 1 }
+    }
   }
 
   /// Starts an attempt on the backend: when it ends, and how.
@@ -323,6 +355,19 @@ private struct StormEngine {
     let recovered = lastFailing.map { $0.index + 1 } ?? first
     guard recovered < seconds.count else { return nil }
     return max(0, Double(Int64(recovered) * 1_000_000_000 - end) / 1e9)
+  }
+}
+
+/// The virtual time of a simulation, which its clients' breakers read.
+final class VirtualTime: Sendable {
+  private let nanoseconds = Atomic<Int64>(0)
+
+  /// The time since the simulation started.
+  var now: Duration { .nanoseconds(nanoseconds.load(ordering: .relaxed)) }
+
+  /// Moves the time to `time` nanoseconds (events come in order of time).
+  func set(_ time: Int64) {
+    nanoseconds.store(time, ordering: .relaxed)
   }
 }
 

@@ -166,5 +166,13 @@ func line(_ event: RetryEvent) -> String {
     "give up \(attempt) \(reason) \(error)"
   case .finished(let summary):
     "finish \(summary.attempts) waited \(summary.totalDelay.inSeconds) \(summary.outcome)"
+  case .attemptRefused(let attempt, let remaining, _):
+    "refused \(attempt) open \(remaining.map { "\($0.inSeconds)" } ?? "held")"
+  case .circuitOpened(let attempt, let cause):
+    "opened \(attempt) \(cause.failures)/\(cause.attempts)"
+  case .circuitHalfOpened(let attempt):
+    "half-opened \(attempt)"
+  case .circuitClosed(let attempt):
+    "closed \(attempt)"
   }
 }

@@ -140,6 +140,8 @@ public struct CompiledPolicy: Sendable, Hashable {
   public var budgetRatio: Double?
   /// Concurrent extra attempts (`hedge N after D`), run by ``runHedged(in:_:)``.
   public var hedge: HedgePolicy?
+  /// When the circuit opens (`breaker P% …`); the state is a ``CircuitBreaker`` the host owns.
+  public var breaker: CircuitBreakerPolicy?
 
   /// Creates a policy from its parts.
   ///
@@ -152,7 +154,8 @@ public struct CompiledPolicy: Sendable, Hashable {
     deadline: Duration? = nil,
     attemptTimeout: Duration? = nil,
     budgetRatio: Double? = nil,
-    hedge: HedgePolicy? = nil
+    hedge: HedgePolicy? = nil,
+    breaker: CircuitBreakerPolicy? = nil
   ) {
     self.name = name
     self.rules = rules
@@ -160,6 +163,7 @@ public struct CompiledPolicy: Sendable, Hashable {
     self.attemptTimeout = attemptTimeout.map(Duration.clampedForPolicy)
     self.budgetRatio = budgetRatio.map(RetryBudget.clampedRatio)
     self.hedge = hedge
+    self.breaker = breaker
   }
 }
 

@@ -47,7 +47,9 @@ extension CompiledPolicy {
     var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
     let limit = attemptTimeout
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
-      func start() {
+      /// Starts an attempt; returns the breaker's refusal instead when it refuses.
+      func start() -> CircuitOpenError? {
+        if let refusal = driver.admit() { return refusal }
         let number = driver.attemptStarted()
         group.addTask {
           do {
@@ -63,7 +65,7 @@ extension CompiledPolicy {
             return .finished(number, .failure(error))
           }
         }
-        guard driver.mayHedgeLater else { return }
+        guard driver.mayHedgeLater else { return nil }
         let generation = driver.generation
         group.addTask {
           do {
@@ -73,25 +75,35 @@ extension CompiledPolicy {
             return .timerStopped
           }
         }
+        return nil
       }
       driver.recordFirstAttempt()
-      start()
+      if let refusal = start() {
+        return Result<Success, any Error>.failure(driver.stop(.circuitOpen, refusal, 0))
+      }
+      // Attempts cancelled when the run ends never report: their permits are released.
+      defer { driver.releasePermits() }
       while let event = await group.next() {
         switch event {
-        case .finished(_, .success(let value)):
+        case .finished(let number, .success(let value)):
           group.cancelAll()
+          driver.attemptSucceeded(number)
           driver.finish(.succeeded)
           return Result<Success, any Error>.success(value)
         case .finished(let number, .failure(let error)):
           switch driver.attemptFailed(number, error) {
-          case .startNext: start()
+          case .startNext:
+            if start() != nil, driver.inFlight == 0 {
+              group.cancelAll()
+              return .failure(driver.stop(.circuitOpen, error, number))
+            }
           case .wait: break
           case .stop(let thrown):
             group.cancelAll()
             return .failure(thrown)
           }
         case .timerFired(let generation):
-          if driver.mayStartOnTimer(generation: generation) { start() }
+          if driver.mayStartOnTimer(generation: generation) { _ = start() }
         case .timerStopped:
           break
         }
@@ -137,6 +149,13 @@ private struct HedgeDriver<C: Clock<Duration>> {
   /// Bumped at each start: only the timer armed by the latest start may start the next.
   var generation = 0
   var lastError: (any Error)?
+  /// The breaker each attempt asks first, for a policy with `breaker`, and its clause.
+  let breaker: CircuitBreaker?
+  let breakerPolicy: CircuitBreakerPolicy?
+  /// The permit of each attempt in flight, by number, under a breaker.
+  var permits: [Int: CircuitBreakerStateMachine.Permit] = [:]
+  /// The permit of the attempt about to start.
+  var nextPermit = CircuitBreakerStateMachine.Permit.normal
 
   init(policy: CompiledPolicy, hedge: HedgePolicy, environment: RetryEnvironment, clock: C) {
     self.hedge = hedge
@@ -147,6 +166,41 @@ private struct HedgeDriver<C: Clock<Duration>> {
     self.budgetRatio = policy.budgetRatio ?? 0
     self.machine = RetryStateMachine(policy: policy)
     self.random = RandomSource(base: environment.random)
+    self.breaker = environment.breaker(for: policy)
+    self.breakerPolicy = policy.breaker
+  }
+
+  /// Asks the breaker whether the next attempt may start; its refusal when it may not.
+  mutating func admit() -> CircuitOpenError? {
+    guard let breaker else { return nil }
+    switch breaker.requestAttempt() {
+    case .admitted(let permit, let transition):
+      nextPermit = permit
+      if transition == .halfOpened {
+        environment.observer?(.circuitHalfOpened(attempt: started + 1))
+      }
+      return nil
+    case .refused(let remaining):
+      let left = remaining.map { Duration.nanoseconds($0) }
+      environment.observer?(
+        .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
+      return CircuitOpenError(remaining: left)
+    }
+  }
+
+  /// Tells the breaker attempt `number` succeeded.
+  mutating func attemptSucceeded(_ number: Int) {
+    guard let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number)
+    else { return }
+    if breaker.recordSuccess(permit, policy: breakerPolicy) == .closed {
+      environment.observer?(.circuitClosed(attempt: number))
+    }
+  }
+
+  /// Releases the permits of the attempts still in flight when the run ends.
+  mutating func releasePermits() {
+    for permit in permits.values { breaker?.recordNeither(permit) }
+    permits = [:]
   }
 
   var elapsed: Duration { start.duration(to: clock.now) }
@@ -163,6 +217,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
     started += 1
     inFlight += 1
     generation += 1
+    if breaker != nil { permits[started] = nextPermit }
     machine.attemptStarted()
     environment.observer?(.attemptStarted(attempt: started))
     return started
@@ -189,6 +244,16 @@ private struct HedgeDriver<C: Clock<Duration>> {
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
+    if let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number) {
+      switch action {
+      case .giveUp(.cancelled), .giveUp(.errorNotMatched):
+        breaker.recordNeither(permit)
+      default:
+        if case .opened(let cause) = breaker.recordFailure(permit, policy: breakerPolicy) {
+          environment.observer?(.circuitOpened(attempt: number, cause: cause))
+        }
+      }
+    }
     switch action {
     case .retry(let rule, _):
       // A rule would retry: the reason to stop, if the last attempt has failed, is what

@@ -39,13 +39,25 @@ extension CompiledPolicy {
       return try await runTimingOut(in: .standard, isolation: isolation, operation)
     }
     let firstFailure: (any Error)?
+    var permit = CircuitBreakerStateMachine.Permit.normal
     if deadline == nil, budgetRatio == nil {
-      do { return try await operation() } catch { firstFailure = error }
+      if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
+        permit = try circuitBreaker.admitFirstAttempt()
+        do {
+          let value = try await operation()
+          circuitBreaker.recordFirstSuccess(permit, policy: clause)
+          return value
+        } catch {
+          firstFailure = error
+        }
+      } else {
+        do { return try await operation() } catch { firstFailure = error }
+      }
     } else {
       firstFailure = nil
     }
     return try await drive(
-      in: .standard, after: firstFailure, isolation: isolation, operation)
+      in: .standard, after: firstFailure, permit: permit, isolation: isolation, operation)
   }
 
   /// Runs `operation` in `environment`, retrying it as the policy says, and returns its first
@@ -81,12 +93,30 @@ extension CompiledPolicy {
       return try await runTimingOut(in: environment, isolation: isolation, operation)
     }
     let firstFailure: (any Error)?
+    var permit = CircuitBreakerStateMachine.Permit.normal
     if deadline == nil, budgetRatio == nil, environment.observer == nil {
-      do { return try await operation() } catch { firstFailure = error }
+      if let clause = breaker {
+        // The breaker is read from the borrowed environment before and after the attempt,
+        // never kept in a variable: a shared breaker is then not retained by every run.
+        guard environment.breaker != nil, environment.breakers.isEmpty || name == nil else {
+          return try await drive(in: environment, after: nil, isolation: isolation, operation)
+        }
+        permit = try environment.breaker?.admitFirstAttempt() ?? .normal
+        do {
+          let value = try await operation()
+          environment.breaker?.recordFirstSuccess(permit, policy: clause)
+          return value
+        } catch {
+          firstFailure = error
+        }
+      } else {
+        do { return try await operation() } catch { firstFailure = error }
+      }
     } else {
       firstFailure = nil
     }
-    return try await drive(in: environment, after: firstFailure, isolation: isolation, operation)
+    return try await drive(
+      in: environment, after: firstFailure, permit: permit, isolation: isolation, operation)
   }
 
   /// Runs `operation`, passing it the attempt it makes, retrying as the policy says, and
@@ -146,12 +176,13 @@ extension CompiledPolicy {
   func drive<Success>(
     in environment: RetryEnvironment,
     after firstFailure: (any Error)?,
+    permit: CircuitBreakerStateMachine.Permit = .normal,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     try await drive(
-      on: environment.clock, in: environment, after: firstFailure, isolation: isolation,
-      operation)
+      on: environment.clock, in: environment, after: firstFailure, permit: permit,
+      isolation: isolation, operation)
   }
 
   /// The driver loop over the environment's clock, opened as `C`.
@@ -173,12 +204,13 @@ extension CompiledPolicy {
     on clock: C,
     in environment: RetryEnvironment,
     after firstFailure: (any Error)?,
+    permit: CircuitBreakerStateMachine.Permit = .normal,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, clock: clock,
-      attempts: firstFailure == nil ? 0 : 1)
+      attempts: firstFailure == nil ? 0 : 1, permit: permit)
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
       try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }

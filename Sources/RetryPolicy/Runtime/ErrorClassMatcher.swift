@@ -23,6 +23,8 @@ package struct ErrorClassMatcher: Sendable, Hashable {
     case invalidStatus
     /// `transient`: a retry-worthy `URLError` or a status 408, 500, 502, 503 or 504.
     case transient
+    /// `circuitOpen`: an attempt a circuit breaker refused (``CircuitOpenError``).
+    case circuitOpen
     /// A retry-worthy `URLError` code by its Swift name, such as `timedOut`.
     case urlError(URLError.Code)
     /// Any other name: a registered predicate, a type name or an enum case name.
@@ -50,6 +52,7 @@ package struct ErrorClassMatcher: Sendable, Hashable {
     case "any": kind = .any
     case "timeout": kind = .timeout
     case "transient": kind = .transient
+    case "circuitOpen": kind = .circuitOpen
     default:
       if let code = HTTPErrorClasses.urlErrorCodes[name] {
         kind = .urlError(code)
@@ -93,6 +96,8 @@ package struct ErrorClassMatcher: Sendable, Hashable {
     case .urlError(let code):
       if error.isAccepted(byPredicate: name) || error.urlErrorCode == code { return true }
       return error.hasName(name)
+    case .circuitOpen:
+      return error.isCircuitOpen || error.isNamed(name)
     case .named:
       return error.isNamed(name)
     }
@@ -128,7 +133,8 @@ package struct RuleMatcher: Sendable, Hashable {
   /// Whether the rule takes the error: one of its `on` classes (any error but cancellation
   /// when it has none) and none of its `except` classes.
   package func takes(_ error: ErrorClassification) -> Bool {
-    guard !error.isCancellation else { return false }
+    // Cancellation and a refusal of the circuit breaker are never retried.
+    guard !error.isCancellation, !error.isCircuitOpen else { return false }
     return (included.isEmpty || includes(error)) && !excludes(error)
   }
 }

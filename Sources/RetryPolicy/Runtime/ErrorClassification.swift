@@ -21,6 +21,8 @@ package struct ErrorClassification {
   package let isCancellation: Bool
   /// Whether the error is the runtime's `timeout` error.
   package let isAttemptTimeout: Bool
+  /// Whether the error is a ``CircuitOpenError`` (class `circuitOpen`), which no rule retries.
+  package let isCircuitOpen: Bool
   /// Whether the error is a `URLError`, which the built-in URL error names may match.
   private let isURLError: Bool
   /// The error's dynamic type, by which the HTTP classes find how to read its status.
@@ -34,6 +36,7 @@ package struct ErrorClassification {
     let errorType = type(of: error)
     self.isCancellation = errorType == CancellationError.self
     self.isAttemptTimeout = errorType == AttemptTimeoutError.self
+    self.isCircuitOpen = errorType == CircuitOpenError.self
     self.isURLError = errorType == URLError.self
     self.errorType = ObjectIdentifier(errorType)
     self.predicates = predicates

@@ -45,6 +45,17 @@ public struct RetryEnvironment: Sendable {
   /// A run of the policy named `payments` in a policy file draws on `budgets["payments"]`.
   /// Bind one budget to several names to share it.
   public var budgets: [String: RetryBudget]
+  /// The circuit breaker that runs of policies with `breaker` use, unless ``breakers`` binds
+  /// one to the policy's name.
+  ///
+  /// Without either, a policy with `breaker` uses a process-wide breaker kept for its value
+  /// (see ``CircuitBreaker``).
+  public var breaker: CircuitBreaker?
+  /// Circuit breakers bound to policy names, which win over ``breaker``.
+  public var breakers: [String: CircuitBreaker]
+  /// Breakers by downstream host: `RetryPolicyHTTP` runs each request with the breaker of its
+  /// URL's host, which wins over ``breaker`` and ``breakers``.
+  public var breakerGroup: CircuitBreakerGroup?
 
   /// Creates an environment whose hooks take no arguments; every part has a default.
   public init(
@@ -54,12 +65,16 @@ public struct RetryEnvironment: Sendable {
     hooks: [String: @Sendable () async throws -> Void] = [:],
     observer: (@Sendable (RetryEvent) -> Void)? = nil,
     budget: RetryBudget? = nil,
-    budgets: [String: RetryBudget] = [:]
+    budgets: [String: RetryBudget] = [:],
+    breaker: CircuitBreaker? = nil,
+    breakers: [String: CircuitBreaker] = [:],
+    breakerGroup: CircuitBreakerGroup? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses,
       contextHooks: hooks.isEmpty ? [:] : hooks.mapValues { hook in { _ in try await hook() } },
-      observer: observer, budget: budget, budgets: budgets)
+      observer: observer, budget: budget, budgets: budgets, breaker: breaker,
+      breakers: breakers, breakerGroup: breakerGroup)
   }
 
   /// Creates an environment whose hooks receive the error and the attempt that failed.
@@ -76,11 +91,15 @@ public struct RetryEnvironment: Sendable {
     hooks: [String: @Sendable (RetryHookContext) async throws -> Void],
     observer: (@Sendable (RetryEvent) -> Void)? = nil,
     budget: RetryBudget? = nil,
-    budgets: [String: RetryBudget] = [:]
+    budgets: [String: RetryBudget] = [:],
+    breaker: CircuitBreaker? = nil,
+    breakers: [String: CircuitBreaker] = [:],
+    breakerGroup: CircuitBreakerGroup? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses, contextHooks: hooks,
-      observer: observer, budget: budget, budgets: budgets)
+      observer: observer, budget: budget, budgets: budgets, breaker: breaker,
+      breakers: breakers, breakerGroup: breakerGroup)
   }
 
   private init(
@@ -90,7 +109,10 @@ public struct RetryEnvironment: Sendable {
     contextHooks: [String: @Sendable (RetryHookContext) async throws -> Void],
     observer: (@Sendable (RetryEvent) -> Void)?,
     budget: RetryBudget?,
-    budgets: [String: RetryBudget]
+    budgets: [String: RetryBudget],
+    breaker: CircuitBreaker?,
+    breakers: [String: CircuitBreaker],
+    breakerGroup: CircuitBreakerGroup?
   ) {
     self.clock = clock
     self.random = random
@@ -99,6 +121,9 @@ public struct RetryEnvironment: Sendable {
     self.observer = observer
     self.budget = budget
     self.budgets = budgets
+    self.breaker = breaker
+    self.breakers = breakers
+    self.breakerGroup = breakerGroup
   }
 
   /// The names the compiler can check a policy against: the registered hooks, with error

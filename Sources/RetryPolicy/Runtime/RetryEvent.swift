@@ -6,7 +6,11 @@
 /// ``finished(_:)`` with the run's summary. A scheduled retry is followed by the next
 /// attempt's `attemptStarted`, or by `gaveUp` with the same attempt number when the task is
 /// cancelled during the wait or the hook, the hook fails, the `within` deadline has passed or
-/// the budget is empty by the time the retry's attempt would start.
+/// the budget is empty by the time the retry's attempt would start. Under `breaker`, an
+/// attempt the circuit refuses is reported by ``attemptRefused(attempt:remaining:cause:)``
+/// instead of `attemptStarted`, then `gaveUp` ends the run; a change of the circuit's state
+/// comes right after the `attemptStarted` (half-open) or the `attemptFailed` (opened) or
+/// before the `finished` (closed) of the attempt that made it.
 ///
 ///     var environment = RetryEnvironment()
 ///     environment.observer = { event in
@@ -29,6 +33,17 @@ public enum RetryEvent: Sendable {
   case gaveUp(attempt: Int, reason: RetryStopReason, error: any Error)
   /// The run is over; the summary tells how it went.
   case finished(RetrySummary)
+  /// Attempt `attempt` was not made: the policy's circuit breaker is open for `remaining`
+  /// more (zero while a probe runs; nil when ``CircuitBreaker/isolate()`` holds it open);
+  /// `cause` holds the counts that last opened it.
+  case attemptRefused(attempt: Int, remaining: Duration?, cause: CircuitBreakerCause?)
+  /// The failure of attempt `attempt` opened the circuit: `cause` has the window's failures
+  /// and attempts, and their ratio.
+  case circuitOpened(attempt: Int, cause: CircuitBreakerCause)
+  /// The circuit's open time was over: attempt `attempt` is the single probe.
+  case circuitHalfOpened(attempt: Int)
+  /// Attempt `attempt`, the probe, succeeded: the circuit is closed and its window cleared.
+  case circuitClosed(attempt: Int)
 }
 
 extension RetryEvent: CustomStringConvertible {
@@ -47,6 +62,15 @@ extension RetryEvent: CustomStringConvertible {
     case .finished(let summary):
       "finished after \(summary.attempts) attempt\(summary.attempts == 1 ? "" : "s"): "
         + Self.text(of: summary.outcome)
+    case .attemptRefused(let attempt, let remaining, _):
+      "attempt \(attempt) refused: "
+        + (remaining.map { "circuit open for \($0.policyText) more" } ?? "circuit held open")
+    case .circuitOpened(let attempt, let cause):
+      "attempt \(attempt) opened the circuit: \(cause.failures) of \(cause.attempts) attempts failed"
+    case .circuitHalfOpened(let attempt):
+      "attempt \(attempt) probes the half-open circuit"
+    case .circuitClosed(let attempt):
+      "attempt \(attempt) closed the circuit"
     }
   }
 
@@ -80,6 +104,8 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   /// without an `Idempotency-Key`, or a body stream), so a failure a rule would have retried
   /// ends the run.
   case notIdempotent
+  /// The policy's circuit breaker refused the next attempt.
+  case circuitOpen
 
   /// A short phrase such as `retries exhausted`.
   public var description: String {
@@ -92,6 +118,7 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case .hookFailed: "hook failed"
     case .hedgeLimitReached: "hedge limit reached"
     case .notIdempotent: "request not idempotent"
+    case .circuitOpen: "circuit open"
     }
   }
 }

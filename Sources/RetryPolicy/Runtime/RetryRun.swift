@@ -21,6 +21,8 @@ package struct RetryRun: Sendable {
   private let budget: RetryBudget?
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
+  /// The circuit breaker each attempt asks first, when the policy has `breaker`.
+  private var circuit: RunCircuit?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
   private var stopwatch: (any RunStopwatch)?
@@ -47,7 +49,7 @@ package struct RetryRun: Sendable {
   @inline(__always)
   package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
-    attempts: Int = 0
+    attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
@@ -56,7 +58,7 @@ package struct RetryRun: Sendable {
     let isTimed = isObserved ? true : policy.deadline != nil
     self.init(
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
-      attempts: attempts)
+      breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
     if isTimed { startStopwatch(on: clock) }
   }
 
@@ -66,12 +68,16 @@ package struct RetryRun: Sendable {
   @usableFromInline
   package init(
     policy: borrowing CompiledPolicy, random: any RandomNumberGenerator & Sendable,
-    budget: RetryBudget?, attempts: Int = 0
+    budget: RetryBudget?, breaker: CircuitBreaker? = nil, attempts: Int = 0,
+    permit: CircuitBreakerStateMachine.Permit = .normal
   ) {
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
     self.budget = budget
     self.budgetRatio = policy.budgetRatio ?? 0
+    if let breaker, let clause = policy.breaker {
+      self.circuit = RunCircuit(breaker: breaker, policy: clause, permit: permit)
+    }
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
   }
@@ -86,6 +92,9 @@ package struct RetryRun: Sendable {
   @usableFromInline
   package var attempts: Int { machine.attempts }
 
+  /// Whether the circuit breaker refused an attempt of this run (which then ended).
+  package var wasRefused: Bool { circuit?.wasRefused ?? false }
+
   /// Starts the next attempt, or throws what the run throws when it may not start.
   ///
   /// A retry's attempt may not start past the `within` deadline (a long hook, or a late wake,
@@ -99,11 +108,20 @@ package struct RetryRun: Sendable {
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) throws {
+    if let error = pendingError, let deadline = machine.deadline,
+      (given ?? episodeElapsed()) > deadline
+    {
+      throw stop(.deadlineExceeded, error, in: environment)
+    }
+    // The breaker before the budget: a refused retry spends no token.
+    if circuit != nil, let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
+    {
+      // The first attempt throws the circuit's error, a later one the last error.
+      throw stop(.circuitOpen, pendingError ?? refusal, in: environment)
+    }
     if let error = pendingError {
-      if let deadline = machine.deadline, (given ?? episodeElapsed()) > deadline {
-        throw stop(.deadlineExceeded, error, in: environment)
-      }
       if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
+        circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
         throw stop(.budgetExhausted, error, in: environment)
       }
       pendingError = nil
@@ -119,6 +137,7 @@ package struct RetryRun: Sendable {
   /// Reports that the last attempt succeeded and the run is over.
   @usableFromInline
   package func finishSucceeded(in environment: borrowing RetryEnvironment) {
+    circuit?.succeeded(attempt: machine.attempts, in: environment)
     finish(.succeeded, in: environment)
   }
 
@@ -167,6 +186,16 @@ package struct RetryRun: Sendable {
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
+    if let circuit {
+      // A failure for the breaker is an error a rule matches; cancellation and an error no
+      // rule matches are neither.
+      let counts: Bool
+      switch action {
+      case .giveUp(.cancelled), .giveUp(.errorNotMatched): counts = false
+      default: counts = true
+      }
+      circuit.failed(attempt: machine.attempts, counts: counts, in: environment)
+    }
     switch action {
     case .giveUp(let reason):
       throw stop(reason, error, in: environment)
@@ -185,7 +214,7 @@ package struct RetryRun: Sendable {
         observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       }
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
-      if budget != nil || machine.deadline != nil { pendingError = error }
+      if budget != nil || machine.deadline != nil || circuit != nil { pendingError = error }
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
         guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }

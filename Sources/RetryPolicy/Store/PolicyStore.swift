@@ -27,6 +27,8 @@ import Synchronization
 /// - The budget of a policy with `budget P%` belongs to the policy's name: a reload that
 ///   changes anything else (a delay, a count) keeps its tokens; a reload that changes the
 ///   `budget` clause itself, or removes the policy, starts a fresh budget.
+/// - So does the circuit breaker of a policy with `breaker`: a reload that keeps the
+///   `breaker` clause keeps the circuit's state and window.
 ///
 /// A store is safe to use from any task.
 public final class PolicyStore: Sendable {
@@ -81,6 +83,12 @@ public final class PolicyStore: Sendable {
     state.withLock { $0.entry(named: name)?.budget }
   }
 
+  /// The circuit breaker the runs of that policy use (for a policy with `breaker`), for a
+  /// host's metrics or an operator's ``CircuitBreaker/isolate()``.
+  public func breaker(named name: String) -> CircuitBreaker? {
+    state.withLock { $0.entries[name]?.breaker }
+  }
+
   /// The names of the current policies, in the order of the file.
   public var names: [String] {
     state.withLock { $0.names }
@@ -109,13 +117,16 @@ public final class PolicyStore: Sendable {
       throw PolicyStoreError.unknownPolicy(
         name, suggestion: Suggestion.nearest(to: name, in: names))
     }
-    guard let budget = entry.budget, environment.budget == nil,
-      environment.budgets[name] == nil
-    else {
+    let bindsBudget =
+      entry.budget != nil && environment.budget == nil && environment.budgets[name] == nil
+    let bindsBreaker =
+      entry.breaker != nil && environment.breaker == nil && environment.breakers[name] == nil
+    guard bindsBudget || bindsBreaker else {
       return try await entry.policy.run(in: environment, operation)
     }
     var bound = environment
-    bound.budgets[name] = budget
+    if bindsBudget { bound.budgets[name] = entry.budget }
+    if bindsBreaker { bound.breakers[name] = entry.breaker }
     return try await entry.policy.run(in: bound, operation)
   }
 
@@ -173,6 +184,7 @@ private struct Snapshot: Sendable {
   struct Entry: Sendable {
     var policy: CompiledPolicy
     var budget: RetryBudget?
+    var breaker: CircuitBreaker?
   }
 
   var entries: [String: Entry]
@@ -198,7 +210,14 @@ private struct Snapshot: Sendable {
           old?.policy.budgetRatio == policy.budgetRatio
           ? old?.budget ?? RetryBudget() : RetryBudget()
       }
-      entries[name] = Entry(policy: policy, budget: budget)
+      var breaker: CircuitBreaker?
+      if policy.breaker != nil {
+        let old = previous?.entries[name]
+        breaker =
+          old?.policy.breaker == policy.breaker
+          ? old?.breaker ?? CircuitBreaker() : CircuitBreaker()
+      }
+      entries[name] = Entry(policy: policy, budget: budget, breaker: breaker)
     }
     self.entries = entries
     self.names = names

@@ -86,26 +86,27 @@ enum EnvoyExport {
         at: locator.policyWide(ClauseKeyword.hedge))
     }
     var document = [JSONMember("route", .object(route))]
+    var cluster: [JSONMember] = []
     if let ratio = policy.budgetRatio {
       let budget = JSONValue.object([
         JSONMember("budget_percent", .object([JSONMember("value", .double(ratio * 100))])),
         JSONMember("min_retry_concurrency", .int(RetryBudget.initialTokens)),
       ])
-      document.append(
+      cluster.append(
         JSONMember(
-          "cluster",
+          "circuit_breakers",
           .object([
-            JSONMember(
-              "circuit_breakers",
-              .object([
-                JSONMember("thresholds", .array([.object([JSONMember("retry_budget", budget)])]))
-              ]))
+            JSONMember("thresholds", .array([.object([JSONMember("retry_budget", budget)])]))
           ])))
       result.note(
         "Envoy's retry budget limits concurrent retries to a share of active requests (at least"
           + " \(RetryBudget.initialTokens)), not retries to a share of first attempts",
         at: locator.policyWide(ClauseKeyword.budget))
     }
+    if let breaker = policy.breaker {
+      cluster.append(outlierDetection(breaker, locator: locator, result: &result))
+    }
+    if !cluster.isEmpty { document.append(JSONMember("cluster", .object(cluster))) }
     result.document = .object(document)
     return result
   }

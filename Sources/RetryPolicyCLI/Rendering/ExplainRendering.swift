@@ -178,6 +178,7 @@ package enum ExplainRendering {
         } ?? "none"
       ))
     if let hedge = policy.hedge { rows.append((Keyword.hedge.text, hedgeText(hedge))) }
+    if let breaker = policy.breaker { rows.append(("breaker", breakerText(breaker))) }
     return labeled(rows, indent: "")
   }
 
@@ -347,6 +348,7 @@ package enum ExplainRendering {
       JSONMember("timeout", .seconds(policy.attemptTimeout)),
       JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null),
       JSONMember("hedge", hedgeJSON(policy.hedge)),
+      JSONMember("breaker", breakerJSON(policy.breaker)),
       JSONMember("name", .string(policy.name)),
       JSONMember("policy", .string(policyLines(policy).joined(separator: "\n"))),
     ])

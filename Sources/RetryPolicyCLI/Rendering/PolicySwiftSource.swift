@@ -18,7 +18,7 @@ import RetryPolicy
 enum PolicySwiftSource {
   /// The stored properties of ``CompiledPolicy`` that ``expression(for:)`` writes.
   static let policyFields = [
-    "name", "rules", "deadline", "attemptTimeout", "budgetRatio", "hedge",
+    "name", "rules", "deadline", "attemptTimeout", "budgetRatio", "hedge", "breaker",
   ]
   /// The stored properties of ``RetryRule`` that ``expression(for:indent:)`` writes.
   static let ruleFields = [
@@ -38,6 +38,7 @@ enum PolicySwiftSource {
       "attemptTimeout: \(optional(policy.attemptTimeout, duration))",
       "budgetRatio: \(optional(policy.budgetRatio, double))",
       "hedge: \(optional(policy.hedge, expression(for:)))",
+      "breaker: \(optional(policy.breaker, expression(for:)))",
     ]
     return ".init(\n" + arguments.map { inner + $0 }.joined(separator: ",\n") + "\n"
       + indent + ")"
@@ -80,6 +81,13 @@ enum PolicySwiftSource {
   /// `.init(count: 2, delay: .milliseconds(100))` of a `HedgePolicy`.
   static func expression(for hedge: HedgePolicy) -> String {
     ".init(count: \(hedge.count), delay: \(duration(hedge.delay)))"
+  }
+
+  /// `.init(failurePercent: 50, window: .seconds(30), …)` of a `CircuitBreakerPolicy`.
+  static func expression(for breaker: CircuitBreakerPolicy) -> String {
+    ".init(failurePercent: \(breaker.failurePercent), window: \(duration(breaker.window)), "
+      + "minimumAttempts: \(breaker.minimumAttempts), "
+      + "openDuration: \(duration(breaker.openDuration)))"
   }
 
   /// `.proportional(fraction: 0.1)`, `.full`, `.equal` or `.decorrelated`.

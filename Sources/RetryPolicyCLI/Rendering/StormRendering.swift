@@ -11,20 +11,27 @@ enum StormRendering {
         "policies",
         .array(
           results.map { result in
-            .object([
-              JSONMember("policy", .string(result.name)),
-              JSONMember("offered", .int(result.offered)),
-              JSONMember("attempts", .int(result.attempts)),
-              JSONMember("amplification", .double(rounded(result.amplification))),
-              JSONMember(
-                "outageAmplification",
-                result.outageAmplification.map { .double(rounded($0)) } ?? .null),
-              JSONMember("successRatio", .double(rounded(result.successRatio))),
-              JSONMember("p50", result.p50.map { .double($0) } ?? .null),
-              JSONMember("p99", result.p99.map { .double($0) } ?? .null),
-              JSONMember("peakLoad", .double(rounded(result.peakLoad))),
-              JSONMember("recoverySeconds", result.recoverySeconds.map { .double($0) } ?? .null),
-            ])
+            // `refused` only for a policy with `breaker`: the others' bytes stay as they were.
+            .object(
+              [
+                JSONMember("policy", .string(result.name)),
+                JSONMember("offered", .int(result.offered)),
+                JSONMember("attempts", .int(result.attempts)),
+              ]
+                + (result.policy.breaker == nil
+                  ? [] : [JSONMember("refused", .int(result.refused))])
+                + [
+                  JSONMember("amplification", .double(rounded(result.amplification))),
+                  JSONMember(
+                    "outageAmplification",
+                    result.outageAmplification.map { .double(rounded($0)) } ?? .null),
+                  JSONMember("successRatio", .double(rounded(result.successRatio))),
+                  JSONMember("p50", result.p50.map { .double($0) } ?? .null),
+                  JSONMember("p99", result.p99.map { .double($0) } ?? .null),
+                  JSONMember("peakLoad", .double(rounded(result.peakLoad))),
+                  JSONMember(
+                    "recoverySeconds", result.recoverySeconds.map { .double($0) } ?? .null),
+                ])
           }))
     ])
   }
@@ -72,20 +79,27 @@ enum StormRendering {
       lines += labeled(index, result.name)
     }
     lines.append("")
-    let header = [
+    // The attempts clients' breakers refused, when a policy has `breaker`.
+    let showsRefused = results.contains { $0.policy.breaker != nil }
+    var header = [
       "", "offered", "attempts", "amplif.", "in outage", "success", "p50", "p99", "peak load",
       "recovery",
     ]
+    if showsRefused { header.insert("refused", at: 3) }
     var rows = [header]
     for (index, result) in results.enumerated() {
-      rows.append([
+      var row = [
         label(index), String(result.offered), String(result.attempts),
         fixed(result.amplification, 2), result.outageAmplification.map { fixed($0, 2) } ?? "-",
         fixed(result.successRatio * 100, 1) + "%", latency(result.p50), latency(result.p99),
         fixed(result.peakLoad, 2) + "×",
         scenario.outageStart == nil
           ? "-" : result.recoverySeconds.map { fixed($0, 0) + "s" } ?? "did not recover",
-      ])
+      ]
+      if showsRefused {
+        row.insert(result.policy.breaker == nil ? "-" : String(result.refused), at: 3)
+      }
+      rows.append(row)
     }
     let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     for row in rows {

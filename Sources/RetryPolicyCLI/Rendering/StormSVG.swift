@@ -26,7 +26,11 @@ enum StormSVG {
     let span = Double(max(seconds, 1))
     let loads = results.map { Double($0.seconds.maximumAttempts) / scenario.capacity }
     let top = niceCeiling(max(1.2, (loads.max() ?? 1) * 1.05))
-    let legends = results.map { StormRendering.legendLines($0.name, width: legendWidth) }
+    let legends = results.map { result in
+      StormRendering.legendLines(result.name, width: legendWidth)
+        + (result.policy.breaker == nil
+          ? [] : ["refused by the clients' breakers: \(result.refused) attempts (dashed)"])
+    }
     let height = successPanel.bottom + 50 + Double(legends.joined().count) * 18
     var svg = """
       <svg xmlns="http://www.w3.org/2000/svg" width="\(number(width))" \
@@ -106,6 +110,20 @@ enum StormSVG {
         svg +=
           "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" "
           + "stroke-linejoin=\"round\" points=\"\(points.joined(separator: " "))\"/>\n"
+      }
+      if result.policy.breaker != nil {
+        // The attempts the breakers refused each second, on the load's scale: load the
+        // backend was spared.
+        let refused = columns.map { range in
+          let most = range.map { result.seconds[$0].refused }.max() ?? 0
+          return point(
+            x(Double(range.lowerBound + range.upperBound) / 2),
+            loadY(Double(most) / scenario.capacity))
+        }
+        svg +=
+          "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\" "
+          + "stroke-dasharray=\"5 3\" stroke-linejoin=\"round\" "
+          + "points=\"\(refused.joined(separator: " "))\"/>\n"
       }
       // The legend: a line per rule, long lines wrapped, further lines under the first.
       let y = successPanel.bottom + 40 + Double(legendLine) * 18

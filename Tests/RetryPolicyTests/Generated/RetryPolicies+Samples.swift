@@ -32,7 +32,8 @@ enum RetryPolicies {
     deadline: .seconds(15),
     attemptTimeout: .seconds(5),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `startup` of database-reconnect.retry, line 25.
@@ -52,7 +53,8 @@ enum RetryPolicies {
     deadline: .seconds(120),
     attemptTimeout: .seconds(3),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `migration` of database-reconnect.retry, line 28.
@@ -72,7 +74,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: .seconds(600),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `replicaRead` of database-reconnect.retry, line 32.
@@ -92,7 +95,8 @@ enum RetryPolicies {
     deadline: .seconds(1),
     attemptTimeout: .milliseconds(500),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `lookup` of grpc-client.retry, line 9.
@@ -112,7 +116,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `ledgerWrite` of grpc-client.retry, line 12.
@@ -132,7 +137,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `quote` of grpc-client.retry, line 15.
@@ -152,7 +158,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: .init(count: 2, delay: .milliseconds(50))
+    hedge: .init(count: 2, delay: .milliseconds(50)),
+    breaker: nil
   )
 
   /// The policy `reads` of http-api-client.retry, line 16.
@@ -181,7 +188,8 @@ enum RetryPolicies {
     deadline: .seconds(30),
     attemptTimeout: .seconds(10),
     budgetRatio: 0.2,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `unsafeWrites` of http-api-client.retry, line 30.
@@ -201,7 +209,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: .seconds(10),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `idempotentWrites` of http-api-client.retry, line 34.
@@ -230,7 +239,8 @@ enum RetryPolicies {
     deadline: .seconds(60),
     attemptTimeout: .seconds(15),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `downloads` of http-api-client.retry, line 43.
@@ -250,7 +260,8 @@ enum RetryPolicies {
     deadline: .seconds(600),
     attemptTimeout: .seconds(120),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `healthCheck` of http-api-client.retry, line 50.
@@ -270,7 +281,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: .seconds(2),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `authenticated` of login-token-refresh.retry, line 13.
@@ -299,7 +311,8 @@ enum RetryPolicies {
     deadline: .seconds(45),
     attemptTimeout: .seconds(10),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `tokenRefresh` of login-token-refresh.retry, line 25.
@@ -319,7 +332,8 @@ enum RetryPolicies {
     deadline: .seconds(10),
     attemptTimeout: .seconds(5),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `signIn` of login-token-refresh.retry, line 29.
@@ -339,7 +353,8 @@ enum RetryPolicies {
     deadline: .seconds(20),
     attemptTimeout: .seconds(8),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `webSession` of login-token-refresh.retry, line 33.
@@ -368,7 +383,8 @@ enum RetryPolicies {
     deadline: .seconds(30),
     attemptTimeout: .seconds(10),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `screenLoad` of mobile-app.retry, line 12.
@@ -397,7 +413,8 @@ enum RetryPolicies {
     deadline: .seconds(8),
     attemptTimeout: .seconds(5),
     budgetRatio: 0.05,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `pullToRefresh` of mobile-app.retry, line 21.
@@ -417,7 +434,8 @@ enum RetryPolicies {
     deadline: .seconds(5),
     attemptTimeout: .seconds(4),
     budgetRatio: 0.05,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `thumbnail` of mobile-app.retry, line 24.
@@ -437,7 +455,8 @@ enum RetryPolicies {
     deadline: .seconds(3),
     attemptTimeout: .seconds(2),
     budgetRatio: 0.02,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `backgroundSync` of mobile-app.retry, line 27.
@@ -457,7 +476,8 @@ enum RetryPolicies {
     deadline: .seconds(25),
     attemptTimeout: .seconds(10),
     budgetRatio: 0.1,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `analytics` of mobile-app.retry, line 35.
@@ -477,7 +497,8 @@ enum RetryPolicies {
     deadline: .seconds(20),
     attemptTimeout: .seconds(10),
     budgetRatio: 0.01,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `handleMessage` of queue-consumer.retry, line 17.
@@ -497,7 +518,8 @@ enum RetryPolicies {
     deadline: .seconds(900),
     attemptTimeout: .seconds(120),
     budgetRatio: 0.1,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `pollBroker` of queue-consumer.retry, line 26.
@@ -517,7 +539,8 @@ enum RetryPolicies {
     deadline: .seconds(3600),
     attemptTimeout: .seconds(25),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `acknowledge` of queue-consumer.retry, line 30.
@@ -537,7 +560,8 @@ enum RetryPolicies {
     deadline: .seconds(30),
     attemptTimeout: .seconds(3),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `partnerCall` of queue-consumer.retry, line 34.
@@ -566,7 +590,8 @@ enum RetryPolicies {
     deadline: .seconds(300),
     attemptTimeout: .seconds(20),
     budgetRatio: 0.05,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `deadLetter` of queue-consumer.retry, line 44.
@@ -586,7 +611,8 @@ enum RetryPolicies {
     deadline: .seconds(120),
     attemptTimeout: .seconds(5),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `deliver` of webhook-delivery.retry, line 15.
@@ -615,7 +641,8 @@ enum RetryPolicies {
     deadline: .seconds(259200),
     attemptTimeout: .seconds(30),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `testEvent` of webhook-delivery.retry, line 24.
@@ -635,7 +662,8 @@ enum RetryPolicies {
     deadline: .seconds(15),
     attemptTimeout: .seconds(5),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `manualRedelivery` of webhook-delivery.retry, line 28.
@@ -655,7 +683,8 @@ enum RetryPolicies {
     deadline: .seconds(900),
     attemptTimeout: .seconds(30),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `hooked` of generator.retry, line 4.
@@ -684,7 +713,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `default` of generator.retry, line 9.
@@ -704,7 +734,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `fractions` of generator.retry, line 11.
@@ -724,7 +755,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: 0.125,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `schedule` of generator.retry, line 13.
@@ -744,7 +776,8 @@ enum RetryPolicies {
     deadline: .seconds(3600),
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `linear` of generator.retry, line 15.
@@ -764,7 +797,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: .seconds(2),
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `in` of generator.retry, line 17.
@@ -784,7 +818,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 
   /// The policy `hedged` of generator.retry, line 19.
@@ -804,7 +839,8 @@ enum RetryPolicies {
     deadline: .seconds(2),
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: .init(count: 2, delay: .milliseconds(50))
+    hedge: .init(count: 2, delay: .milliseconds(50)),
+    breaker: nil
   )
 
   /// The policy `http` of generator.retry, line 21.
@@ -824,7 +860,8 @@ enum RetryPolicies {
     deadline: nil,
     attemptTimeout: nil,
     budgetRatio: nil,
-    hedge: nil
+    hedge: nil,
+    breaker: nil
   )
 }
 

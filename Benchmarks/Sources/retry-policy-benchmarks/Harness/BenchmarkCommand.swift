@@ -25,6 +25,7 @@ enum BenchmarkCommand {
     LanguageServerScenario.scenario,
     StormBenchmarkScenario.scenario,
     PolicyStoreScenario.scenario,
+    CircuitBreakerScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {

@@ -32,6 +32,18 @@ enum Platform {
     #endif
   }
 
+  /// The processor time all threads of this process have used, in nanoseconds; nil when it
+  /// cannot be told.
+  static var processProcessorNanoseconds: Double? {
+    #if os(Windows)
+      return nil
+    #else
+      var time = timespec()
+      guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return nil }
+      return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
+    #endif
+  }
+
   /// The processor time (user and system) of the children that have ended and been waited
   /// for, in nanoseconds; nil when it cannot be told.
   static var childrenProcessorNanoseconds: Double? {

@@ -1,0 +1,44 @@
+import Synchronization
+
+extension CircuitBreaker {
+  /// The process-wide breakers of policies run without one, by policy value.
+  private static let byPolicy = DefaultBreakers()
+
+  /// The breaker a run of `policy` uses when its environment gives none: one per policy value
+  /// for the life of the process, made on first use on `clock` (the system's monotonic clock
+  /// when it is the continuous clock).
+  package static func standard(
+    for policy: CompiledPolicy, clock: any Clock<Duration>
+  ) -> CircuitBreaker {
+    byPolicy.breaker(for: policy) {
+      clock is ContinuousClock ? CircuitBreaker() : CircuitBreaker(clock: clock)
+    }
+  }
+}
+
+/// The process-wide breakers of policies run without one, created on first use.
+private final class DefaultBreakers: Sendable {
+  private let breakers = Mutex<[CompiledPolicy: CircuitBreaker]>([:])
+
+  func breaker(
+    for policy: CompiledPolicy, making make: () -> CircuitBreaker
+  ) -> CircuitBreaker {
+    breakers.withLock { breakers in
+      if let breaker = breakers[policy] { return breaker }
+      let breaker = make()
+      breakers[policy] = breaker
+      return breaker
+    }
+  }
+}
+
+extension RetryEnvironment {
+  /// The breaker a run of `policy` in this environment uses: none without `breaker P%`;
+  /// else the breaker bound to the policy's name, the environment's breaker, or the default.
+  @usableFromInline
+  package func breaker(for policy: borrowing CompiledPolicy) -> CircuitBreaker? {
+    guard policy.breaker != nil else { return nil }
+    if !breakers.isEmpty, let name = policy.name, let bound = breakers[name] { return bound }
+    return breaker ?? CircuitBreaker.standard(for: copy policy, clock: clock)
+  }
+}

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// The attempts and failures of a breaker's last `over`, counted without a lock: ten buckets
+/// of a tenth of `over` each, never a list of calls.
+///
+/// Each bucket has a counter of successes and one of failures per stripe (see
+/// ``circuitBreakerStripe(of:)``), so that threads on different cores count in different
+/// cache lines. A counter is one 64-bit atomic: the low 32 bits of its bucket's number (the
+/// time divided by the bucket's width) above a 32-bit count, which saturates. Counting
+/// compares the number and starts the count afresh when it belongs to an expired bucket, so
+/// nothing ever sweeps the window; reading it adds the counters whose number is one of the
+/// last ten. A bucket number repeats its low 32 bits only after 2^32 buckets (13 years of
+/// 100 ms buckets).
+struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
+  // Sound: the storage is allocated once, written and read only through atomic operations,
+  // and freed only by `deinit`, when no other reference is left.
+
+  /// The buckets of a window.
+  static let bucketCount = 10
+  /// The stripes of counters: a power of two.
+  static let stripeCount = 8
+  /// The counters of one stripe, padded so that stripes never share a cache line: the
+  /// successes at 0 ..< 10, the failures at 16 ..< 26.
+  private static let stripeStride = 32
+  private static let failureOffset = 16
+  private static let countMask: UInt64 = 0xFFFF_FFFF
+
+  /// What one attempt came to.
+  enum Outcome {
+    case success
+    case failure
+  }
+
+  private let counters: UnsafeMutablePointer<Atomic<UInt64>>
+
+  /// An empty window.
+  init() {
+    let count = Self.stripeCount * Self.stripeStride
+    counters = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: count)
+    for index in 0..<count {
+      (counters + index).initialize(to: Atomic(0))
+    }
+  }
+
+  deinit {
+    counters.deinitialize(count: Self.stripeCount * Self.stripeStride)
+    counters.deallocate()
+  }
+
+  /// Counts one attempt's outcome in bucket `bucket` (the time over the bucket's width).
+  @inline(__always)
+  func record(_ outcome: Outcome, inBucket bucket: Int64) {
+    let stripe = circuitBreakerStripe(of: Self.stripeCount)
+    let slot = Int(bucket % Int64(Self.bucketCount))
+    let offset = outcome == .success ? slot : Self.failureOffset + slot
+    let counter = counters + (stripe * Self.stripeStride + offset)
+    let tag = UInt64(truncatingIfNeeded: UInt32(truncatingIfNeeded: bucket)) << 32
+    var current = counter.pointee.load(ordering: .relaxed)
+    while true {
+      let next: UInt64
+      if current & ~Self.countMask == tag {
+        guard current & Self.countMask != Self.countMask else { return }
+        next = current &+ 1
+      } else {
+        next = tag | 1
+      }
+      let (exchanged, original) = counter.pointee.compareExchange(
+        expected: current, desired: next, ordering: .relaxed)
+      if exchanged { return }
+      current = original
+    }
+  }
+
+  /// The attempts and failures counted in the ten buckets that end with bucket `bucket`.
+  func totals(atBucket bucket: Int64) -> (attempts: Int, failures: Int) {
+    var attempts = 0
+    var failures = 0
+    let oldest = Swift.max(0, bucket - Int64(Self.bucketCount - 1))
+    for stripe in 0..<Self.stripeCount {
+      let base = counters + stripe * Self.stripeStride
+      var number = oldest
+      while number <= bucket {
+        let slot = Int(number % Int64(Self.bucketCount))
+        let tag = UInt64(truncatingIfNeeded: UInt32(truncatingIfNeeded: number)) << 32
+        let successes = (base + slot).pointee.load(ordering: .relaxed)
+        let failed = (base + Self.failureOffset + slot).pointee.load(ordering: .relaxed)
+        if successes & ~Self.countMask == tag { attempts += Int(successes & Self.countMask) }
+        if failed & ~Self.countMask == tag {
+          let count = Int(failed & Self.countMask)
+          attempts += count
+          failures += count
+        }
+        number += 1
+      }
+    }
+    return (attempts, failures)
+  }
+
+  /// Forgets every count.
+  func clear() {
+    for index in 0..<(Self.stripeCount * Self.stripeStride) {
+      (counters + index).pointee.store(0, ordering: .relaxed)
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/// A run's side of its circuit breaker: asks it before each attempt, tells it each result,
+/// and reports what changed.
+///
+/// ``RetryRun`` keeps one when the policy has `breaker`. An attempt's result is, for the
+/// breaker, a success, a failure (an error one of the policy's rules matches, `timeout`
+/// included, whether or not retries remain) or neither (cancellation, an error no rule
+/// matches): the run's state machine decides which, from the same classification it retries
+/// by.
+@usableFromInline
+package struct RunCircuit: Sendable {
+  /// The breaker, shared with the other runs that call the same service.
+  package let breaker: CircuitBreaker
+  /// The policy's `breaker` clause.
+  package let policy: CircuitBreakerPolicy
+  /// The permit of the attempt under way.
+  private var permit = CircuitBreakerStateMachine.Permit.normal
+  /// Whether the breaker refused an attempt of the run.
+  package private(set) var wasRefused = false
+
+  /// A run's side of `breaker` under `policy`.
+  package init(
+    breaker: CircuitBreaker, policy: CircuitBreakerPolicy,
+    permit: CircuitBreakerStateMachine.Permit = .normal
+  ) {
+    self.breaker = breaker
+    self.policy = policy
+    self.permit = permit
+  }
+
+  /// Asks the breaker whether attempt `attempt` may start; returns the error of a refusal,
+  /// nil when it may start.
+  ///
+  /// Reports the refusal, or the change to half-open when this attempt is the probe.
+  package mutating func admit(
+    attempt: Int, in environment: borrowing RetryEnvironment
+  ) -> CircuitOpenError? {
+    switch breaker.requestAttempt() {
+    case .admitted(let permit, let transition):
+      self.permit = permit
+      if let transition, let observer = environment.observer {
+        report(transition, attempt: attempt, to: observer)
+      }
+      return nil
+    case .refused(let remaining):
+      wasRefused = true
+      let left = remaining.map(CircuitBreakerClock.duration)
+      if let observer = environment.observer {
+        observer(.attemptRefused(attempt: attempt, remaining: left, cause: breaker.cause))
+      }
+      return CircuitOpenError(remaining: left)
+    }
+  }
+
+  /// Tells the breaker attempt `attempt` succeeded.
+  package func succeeded(attempt: Int, in environment: borrowing RetryEnvironment) {
+    if let transition = breaker.recordSuccess(permit, policy: policy),
+      let observer = environment.observer
+    {
+      report(transition, attempt: attempt, to: observer)
+    }
+  }
+
+  /// Tells the breaker attempt `attempt` failed (`counts`) or ended in neither.
+  package func failed(
+    attempt: Int, counts: Bool, in environment: borrowing RetryEnvironment
+  ) {
+    guard counts else {
+      breaker.recordNeither(permit)
+      return
+    }
+    if let transition = breaker.recordFailure(permit, policy: policy),
+      let observer = environment.observer
+    {
+      report(transition, attempt: attempt, to: observer)
+    }
+  }
+
+  private func report(
+    _ transition: CircuitBreakerStateMachine.Transition, attempt: Int,
+    to observer: @Sendable (RetryEvent) -> Void
+  ) {
+    switch transition {
+    case .opened(let cause): observer(.circuitOpened(attempt: attempt, cause: cause))
+    case .halfOpened: observer(.circuitHalfOpened(attempt: attempt))
+    case .closed: observer(.circuitClosed(attempt: attempt))
+    }
+  }
+}
