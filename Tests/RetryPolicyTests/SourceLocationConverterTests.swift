@@ -57,6 +57,22 @@ struct SourceLocationConverterTests {
     #expect(converter.location(ofOffset: offset).column == column)
   }
 
+  @Test("the renderer prints the converter's line and column of a diagnostic's offset")
+  func rendererReadsTheConverter() {
+    let text = "policy a = retry 3\rdelay 1s 😀 x\npolicy b = retry 2\n"
+    // A place whose line and column disagree with its offset: the offset decides.
+    let offset = Array("policy a = retry 3\rdelay 1s 😀 ".utf8).count
+    let wrong = SourceLocation(line: 7, column: 3, offset: offset)
+    let diagnostic = Diagnostic(
+      id: DiagnosticID(tool: "test-only"), severity: .warning, summary: "x here",
+      at: SourceRange(start: wrong, end: wrong))
+    let rendered = DiagnosticRenderer(source: text, sourceName: "a.retry").render(diagnostic)
+    let converter = SourceLocationConverter(text: text)
+    #expect(converter.location(ofOffset: offset).line == 1)
+    #expect(converter.location(ofOffset: offset).column == 31)
+    #expect(rendered.hasPrefix("a.retry:1:31: warning: x here\n"))
+  }
+
   @Test("an editor's position counts UTF-16 code units, and a lone CR ends its line")
   func editorPositions() {
     let converter = SourceLocationConverter(text: "a😀b\rcd\r\ne\nf")
