@@ -26,6 +26,36 @@ struct SourceBytesCommandTests {
     #expect(result.standardOutput.contains("# caf\u{FFFD}\n     ^\n"))
   }
 
+  @Test("a lone CR ends no line: check, check --format json and export place what follows it alike")
+  func loneCarriageReturnIsOneColumn() async throws {
+    let file = try write(
+      Array("policy a = retry 3\rdelay 1s bakoff 1s\npolicy b = retry 2 jiter 5%\n".utf8))
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    let expected = [
+      (1, 19, "unexpected-character"), (1, 29, "unknown-clause"), (2, 20, "unknown-clause"),
+    ]
+    let text = await ToolRunner.run(["check", file.path])
+    #expect(text.status == 1)
+    for (line, column, _) in expected {
+      #expect(text.standardOutput.contains("a.retry:\(line):\(column): error: "))
+    }
+    #expect(
+      text.standardOutput.contains(
+        "policy a = retry 3<U+000D>delay 1s bakoff 1s\n" + String(repeating: " ", count: 35) + "^\n"
+      ))
+    let json = await ToolRunner.run(["check", "--format", "json", file.path])
+    let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8))
+    let diagnostics = try #require((object as? [String: Any])?["diagnostics"] as? [[String: Any]])
+    #expect(
+      diagnostics.map { "\($0["line"] ?? "")|\($0["column"] ?? "")|\($0["id"] ?? "")" }
+        == expected.map { "\($0.0)|\($0.1)|\($0.2)" })
+    let export = await ToolRunner.run(["export", "--to", "grpc", "--file", file.path])
+    #expect(export.status == 1)
+    for (line, column, _) in expected {
+      #expect(export.standardError.contains("a.retry:\(line):\(column): error: "))
+    }
+  }
+
   @Test("fmt refuses a file with invalid UTF-8 and leaves its bytes as they were")
   func formatRefusesInvalidUTF8() async throws {
     let bytes = Array("policy  a = retry 3   delay 1s  # caf".utf8) + [0xE9] + [0x0A]

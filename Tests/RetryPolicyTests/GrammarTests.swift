@@ -129,6 +129,67 @@ struct ClauseTableTests {
     return rows
   }
 
+  /// Where a keyword's text may stand as a string literal outside the clause table (besides
+  /// `JSONMember("…"` and doc comments): names another format or the contract fixes, the
+  /// `timeout` error class, and the character `x`.
+  static let literalsAllowed: [String: Set<String>] = [
+    // explain --json's jitter kinds (contract §5).
+    "RetryPolicy/Compiler/CompiledPolicy.swift": ["full", "equal", "decorrelated"],
+    // The error class of a timed-out attempt.
+    "RetryPolicy/Compiler/Vocabulary.swift": ["timeout"],
+    "RetryPolicy/Runtime/ErrorClassification.swift": ["timeout"],
+    "RetryPolicySimulation/OutcomeSimulation.swift": ["timeout"],
+    // The x of a status class (5xx) and of a factor, as characters.
+    "RetryPolicy/HTTP/HTTPStatusProviding.swift": ["x"],
+    "RetryPolicyHTTP/URLSession+RetryPolicy.swift": ["x"],
+    "RetryPolicy/Syntax/Parser+Clauses.swift": ["x"],
+    // Option and argument names: --policy, --timeout, <policy>.
+    "RetryPolicyCLI/Arguments/CommandOptions.swift": ["policy"],
+    "RetryPolicyCLI/Commands/StormOptions.swift": ["timeout"],
+    "RetryPolicyCLI/Commands/ExportCommand.swift": ["policy"],
+    "RetryPolicyCLI/Commands/SimulateCommand.swift": ["policy"],
+    "RetryPolicyCLI/Commands/StormCommand.swift": ["policy"],
+    // explain --json's members, in its help (contract §5).
+    "RetryPolicyCLI/Commands/ExplainCommand.swift": [
+      "on", "except", "jitter", "max", "retry", "delay", "within", "timeout", "budget", "hedge",
+      "after", "policy",
+    ],
+    // gRPC's `timeout` field; Envoy's `retry-after` header.
+    "RetryPolicyCLI/Engines/GRPCImport+Reader.swift": ["timeout"],
+    "RetryPolicyCLI/Engines/EnvoyExport.swift": ["retry-after"],
+    // The Swift properties of CompiledPolicy and RetryRule.
+    "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": ["hedge", "jitter"],
+    // simulate --json's decision value and member.
+    "RetryPolicyCLI/Rendering/SimulationRendering.swift": ["retry", "policy"],
+    // The file extension.
+    "RetryPolicyCLI/Support/PolicyInput.swift": ["retry"],
+  ]
+
+  @Test("no source file but the clause table spells a keyword as a string literal")
+  func keywordsAreSpelledOnce() throws {
+    let sources = Self.readme.deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Sources")
+    let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
+    var found: [String] = []
+    for case let path as String in enumerator where path.hasSuffix(".swift") {
+      guard !path.hasSuffix("Syntax/ClauseTable.swift") else { continue }
+      let text = try String(
+        contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+      let allowed = Self.literalsAllowed[path] ?? []
+      for line in text.split(separator: "\n") {
+        let trimmed = line.drop { $0 == " " }
+        guard !trimmed.hasPrefix("//") else { continue }
+        for keyword in Keyword.allCases where !allowed.contains(keyword.text) {
+          let literal = "\"\(keyword.text)\""
+          if line.contains(literal), !line.contains("JSONMember(" + literal) {
+            found.append("\(path): \(literal)")
+          }
+        }
+      }
+    }
+    #expect(found == [])
+  }
+
   @Test("the README's clause table lists exactly the table's clauses, with their scope")
   func readmeListsTheTable() throws {
     let rows = try Self.readmeRows().filter { $0.kind != "rule head" }

@@ -13,6 +13,7 @@ struct SourceLocationConverterTests {
     "policy p = retry 3\rpolicy q = retry 2 bakoff 1s\n",
     "policy p {\r\n  retry 3 on 600\r\n  retry 1 delay 2d\r\n  within 0s\r\n}\r\n",
     "retry 3 backoff 1s x0 jitter 200%\n\n\nretry 2 on serverErorr",
+    "policy p = retry 3 on " + String(repeating: "é", count: 5000) + " bakoff 1s\n",
   ]
 
   @Test(
@@ -28,6 +29,48 @@ struct SourceLocationConverterTests {
           "\(diagnostic)")
       }
     }
+  }
+
+  @Test("a column on a line longer than a checkpoint stride counts every scalar before it")
+  func longLinesCountEveryScalar() {
+    let piece = "aé😀e\u{301}\r"
+    let text =
+      "\u{FEFF}" + String(repeating: piece, count: 1500) + "\n"
+      + String(repeating: piece, count: 2000)
+      + "\r\n" + String(repeating: "😀", count: 3000)
+    let converter = SourceLocationConverter(text: text)
+    var offset = 3
+    var line = 1
+    var column = 1
+    for scalar in text.unicodeScalars.dropFirst() {
+      #expect(
+        converter.location(ofOffset: offset)
+          == SourceLocation(line: line, column: column, offset: offset))
+      offset += String(scalar).utf8.count
+      if scalar == "\n" {
+        line += 1
+        column = 1
+      } else {
+        column += 1
+      }
+    }
+    #expect(converter.location(ofOffset: offset).column == column)
+  }
+
+  @Test("the renderer prints the converter's line and column of a diagnostic's offset")
+  func rendererReadsTheConverter() {
+    let text = "policy a = retry 3\rdelay 1s 😀 x\npolicy b = retry 2\n"
+    // A place whose line and column disagree with its offset: the offset decides.
+    let offset = Array("policy a = retry 3\rdelay 1s 😀 ".utf8).count
+    let wrong = SourceLocation(line: 7, column: 3, offset: offset)
+    let diagnostic = Diagnostic(
+      id: DiagnosticID(tool: "test-only"), severity: .warning, summary: "x here",
+      at: SourceRange(start: wrong, end: wrong))
+    let rendered = DiagnosticRenderer(source: text, sourceName: "a.retry").render(diagnostic)
+    let converter = SourceLocationConverter(text: text)
+    #expect(converter.location(ofOffset: offset).line == 1)
+    #expect(converter.location(ofOffset: offset).column == 31)
+    #expect(rendered.hasPrefix("a.retry:1:31: warning: x here\n"))
   }
 
   @Test("an editor's position counts UTF-16 code units, and a lone CR ends its line")

@@ -19,8 +19,8 @@ extension DiagnosticMessage {
   static func conflictingDelay(_ keyword: String, with first: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .conflictingDelay, .error,
-      "'\(keyword)' conflicts with '\(first)'; a rule takes only one of 'immediately', 'delay', "
-        + "'backoff' and 'delays'")
+      "'\(keyword)' conflicts with '\(first)'; a rule takes only one of '\(Keyword.immediately.text)', '\(Keyword.delay.text)', "
+        + "'\(Keyword.backoff.text)' and '\(Keyword.delays.text)'")
   }
 
   /// `forever-without-within`: `retry forever` in a policy with no deadline.
@@ -33,7 +33,7 @@ extension DiagnosticMessage {
     DiagnosticMessage(
       .countTooLarge, .error,
       "retry count \(count) is too large; the most is \(PolicyLimits.largestCount); "
-        + "use 'retry forever' with 'within'")
+        + "use 'retry forever' with '\(Keyword.within.text)'")
   }
 
   /// `factor-below-one`: a backoff factor that would shrink the delay.
@@ -61,7 +61,7 @@ extension DiagnosticMessage {
   /// `jitter-without-delay`: jitter on a rule that retries immediately.
   static let jitterWithoutDelay = DiagnosticMessage(
     .jitterWithoutDelay, .error,
-    "'jitter' has no delay to vary; add a delay such as 'backoff 1s'")
+    "'\(Keyword.jitter.text)' has no delay to vary; add a delay such as 'backoff 1s'")
 
   /// `zero-duration`: a zero duration where the clause needs a positive one.
   static func zeroDuration(_ keyword: String) -> DiagnosticMessage {
@@ -87,8 +87,9 @@ extension DiagnosticMessage {
   static func hedgeConflict(_ keyword: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .hedgeConflict, .error,
-      "'\(keyword)' does not combine with 'hedge': hedged attempts start every 'after' delay, "
-        + "or at once after a failure a rule retries; remove '\(keyword)' or 'hedge'")
+      "'\(keyword)' does not combine with '\(Keyword.hedge.text)': hedged attempts start every '\(Keyword.after.text)' delay, "
+        + "or at once after a failure a rule retries; remove '\(keyword)' or '\(Keyword.hedge.text)'"
+    )
   }
 
   /// `budget-out-of-range`: a budget percentage outside (0, 100].
@@ -149,7 +150,8 @@ extension DiagnosticMessage {
   /// `class-in-on-and-except`: one class both retried and excluded by a rule.
   static func classInOnAndExcept(_ name: String) -> DiagnosticMessage {
     DiagnosticMessage(
-      .classInOnAndExcept, .error, "error class '\(excerpt(name))' is in both 'on' and 'except'")
+      .classInOnAndExcept, .error,
+      "error class '\(excerpt(name))' is in both '\(Keyword.on.text)' and '\(Keyword.except.text)'")
   }
 
   /// `empty-policy`: a policy with no `retry` rule.
@@ -195,12 +197,14 @@ extension DiagnosticMessage {
   /// `zero-delay`: `delay 0s`, which waits no time.
   static func zeroDelay(_ text: String) -> DiagnosticMessage {
     DiagnosticMessage(
-      .zeroDelay, .warning, "'delay \(excerpt(text))' waits no time; write 'immediately'")
+      .zeroDelay, .warning,
+      "'delay \(excerpt(text))' waits no time; write '\(Keyword.immediately.text)'")
   }
 
   /// `cap-without-delay`: `max` on a rule whose delays are all zero.
   static let capWithoutDelay = DiagnosticMessage(
-    .capWithoutDelay, .warning, "'max' has no delay to cap; every delay of this rule is zero")
+    .capWithoutDelay, .warning,
+    "'\(Keyword.max.text)' has no delay to cap; every delay of this rule is zero")
 
   /// `timeout-not-below-deadline`: a per-attempt timeout no shorter than the deadline.
   static func timeoutNotBelowDeadline(timeout: String, deadline: String) -> DiagnosticMessage {

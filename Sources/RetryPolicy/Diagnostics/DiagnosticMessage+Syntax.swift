@@ -33,7 +33,8 @@ extension DiagnosticMessage {
     let hint: String
     switch scalar {
     case ";": hint = "; separate clauses with spaces and rules with line ends"
-    case "-": hint = "; numbers cannot be negative, and only 'retry-after' has a hyphen"
+    case "-":
+      hint = "; numbers cannot be negative, and only '\(Keyword.retryAfter.text)' has a hyphen"
     case ".": hint = "; a number needs digits before its point, such as '0.5'"
     case "\r": hint = "; a line ends with LF or CR LF, never CR alone"
     case _ where SourceCharacters.changesDirection(scalar):
@@ -105,7 +106,9 @@ extension DiagnosticMessage {
     guard let suggestion else {
       return DiagnosticMessage(
         .unknownClause, .error,
-        text + "; expected a clause such as 'on', 'backoff', 'jitter' or 'max'")
+        text
+          + "; expected a clause such as '\(Keyword.on.text)', '\(Keyword.backoff.text)', '\(Keyword.jitter.text)' or '\(Keyword.max.text)'"
+      )
     }
     return DiagnosticMessage(.unknownClause, .error, text, suggestion: suggestion)
   }
@@ -118,14 +121,16 @@ extension DiagnosticMessage {
 
   /// `expected-count`: `retry` without a count or `forever`.
   package static func expectedCount() -> DiagnosticMessage {
-    DiagnosticMessage(.expectedCount, .error, "expected a retry count or 'forever' after 'retry'")
+    DiagnosticMessage(
+      .expectedCount, .error,
+      "expected a retry count or '\(Keyword.forever.text)' after '\(Keyword.retry.text)'")
   }
 
   /// `expected-count`: `retry` followed by something that is not a whole number.
   package static func expectedCount(found text: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .expectedCount, .error,
-      "expected a retry count or 'forever' after 'retry', found '\(excerpt(text))'; "
+      "expected a retry count or '\(Keyword.forever.text)' after '\(Keyword.retry.text)', found '\(excerpt(text))'; "
         + "write a whole number such as 'retry 3'")
   }
 
@@ -176,20 +181,24 @@ extension DiagnosticMessage {
 
   /// `expected-jitter`: `jitter` without a percentage or a kind.
   package static func expectedJitter(suggestion: String?) -> DiagnosticMessage {
-    let text = "expected a percentage, 'full', 'equal' or 'decorrelated' after 'jitter'"
+    let text =
+      "expected a percentage, '\(Keyword.full.text)', '\(Keyword.equal.text)' or '\(Keyword.decorrelated.text)' after '\(Keyword.jitter.text)'"
     return DiagnosticMessage(.expectedJitter, .error, text, suggestion: suggestion)
   }
 
   /// `expected-retry-after`: `honoring` without `retry-after`.
   package static func expectedRetryAfter() -> DiagnosticMessage {
-    DiagnosticMessage(.expectedRetryAfter, .error, "expected 'retry-after' after 'honoring'")
+    DiagnosticMessage(
+      .expectedRetryAfter, .error,
+      "expected '\(Keyword.retryAfter.text)' after '\(Keyword.honoring.text)'")
   }
 
   /// `expected-hedge`: `hedge` not followed by a whole number, `after` and a duration.
   package static func expectedHedge() -> DiagnosticMessage {
     DiagnosticMessage(
       .expectedHedge, .error,
-      "expected a count of extra attempts and 'after' a duration, such as 'hedge 2 after 100ms'")
+      "expected a count of extra attempts and '\(Keyword.after.text)' a duration, such as 'hedge 2 after 100ms'"
+    )
   }
 
   /// `expected-policy-name`: `policy` without a name.
@@ -197,7 +206,7 @@ extension DiagnosticMessage {
     let reason =
       keyword.map { "; '\($0)' is a keyword and cannot be a name" } ?? ", such as 'payments'"
     return DiagnosticMessage(
-      .expectedPolicyName, .error, "expected a policy name after 'policy'\(reason)")
+      .expectedPolicyName, .error, "expected a policy name after '\(Keyword.policy.text)'\(reason)")
   }
 
   /// `expected-policy-body`: `policy NAME` not followed by `=` or `{`.
@@ -247,12 +256,12 @@ extension DiagnosticMessage {
     if suggestion != nil {
       return DiagnosticMessage(
         .expectedPolicy, .error,
-        "expected 'policy' at the top level of the file, found '\(excerpt(text))'",
+        "expected '\(Keyword.policy.text)' at the top level of the file, found '\(excerpt(text))'",
         suggestion: suggestion)
     }
     return DiagnosticMessage(
       .expectedPolicy, .error,
-      "expected 'policy' at the top level of the file, found '\(excerpt(text))'; "
+      "expected '\(Keyword.policy.text)' at the top level of the file, found '\(excerpt(text))'; "
         + "write 'policy NAME = retry …' or 'policy NAME { … }'")
   }
 
@@ -260,7 +269,8 @@ extension DiagnosticMessage {
   package static func expectedRetry(before clause: String) -> DiagnosticMessage {
     DiagnosticMessage(
       .expectedRetry, .error,
-      "expected 'retry' before '\(clause)'; a line with rule clauses starts with 'retry N'")
+      "expected '\(Keyword.retry.text)' before '\(clause)'; a line with rule clauses starts with 'retry N'"
+    )
   }
 
   /// `empty-policy`: text with no rule at all.

@@ -7,6 +7,10 @@
 /// Color (ANSI escapes) is used only when asked for; callers decide from the terminal and
 /// `NO_COLOR`.
 ///
+/// The line and column printed are the ``SourceLocationConverter``'s, made once per text:
+/// the same count of lines (LF or CR LF; a lone CR ends none) and columns (Unicode scalars)
+/// as every other tool's.
+///
 /// Each diagnostic costs time in proportion to the stretch of its line that is shown (at most
 /// ``maximumShownColumns`` characters), found from the diagnostic's byte offset: never the
 /// whole line, so many diagnostics on one long line render in linear time. In the shown line
@@ -19,6 +23,8 @@ public struct DiagnosticRenderer: Sendable {
   /// Whether to color severities and the marker with ANSI escapes.
   public var usesColor: Bool
   private let bytes: [UInt8]
+  /// Lines and columns of the text's byte offsets.
+  package let converter: SourceLocationConverter
 
   /// The widest stretch of a source line shown; longer lines are cut around the column.
   static let maximumShownColumns = 120
@@ -34,6 +40,7 @@ public struct DiagnosticRenderer: Sendable {
     self.sourceName = sourceName
     self.usesColor = usesColor
     self.bytes = bytes
+    self.converter = SourceLocationConverter(bytes: bytes)
   }
 
   /// The diagnostic, its source line and marker, then its notes the same way.
@@ -68,12 +75,13 @@ public struct DiagnosticRenderer: Sendable {
     let severity = diagnostic.severity.rawValue
     let label =
       usesColor ? color(for: diagnostic.severity) + severity + ":\u{1B}[0m" : severity + ":"
-    let location = "\(sourceName):\(diagnostic.line):\(diagnostic.column):"
+    let offset = diagnostic.range.start.offset
+    let place = converter.location(ofOffset: offset)
+    let location = "\(sourceName):\(place.line):\(place.column):"
     let head = usesColor ? "\u{1B}[1m\(location)\u{1B}[0m" : location
     let message = usesColor ? "\u{1B}[1m\(diagnostic.message)\u{1B}[0m" : diagnostic.message
     output += "\(head) \(label) \(message)\n"
-    let offset = diagnostic.range.start.offset
-    guard diagnostic.line >= 1, offset >= 0, offset <= text.count else { return }
+    guard offset >= 0, offset <= text.count else { return }
     let (shown, markerCells) = Self.window(of: text, at: offset)
     output += shown + "\n"
     let marker = usesColor ? "\u{1B}[1;32m^\u{1B}[0m" : "^"

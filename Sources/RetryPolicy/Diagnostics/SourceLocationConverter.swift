@@ -35,6 +35,11 @@ package struct SourceLocationConverter: Sendable {
   package let editorLineStarts: [Int]
   /// The offset of the first column of line 1: past a byte order mark.
   private let firstColumn: Int
+  /// The language's column, less one, at every `checkpointStride`-th byte that is inside a
+  /// line's content: so a column costs at most one stride of counting, however long the line.
+  private let checkpointColumns: [Int]
+  /// The bytes between two checkpoints.
+  private static let checkpointStride = 4096
 
   /// Makes the converter of a text given as UTF-8 bytes.
   package init(bytes: [UInt8]) {
@@ -55,7 +60,27 @@ package struct SourceLocationConverter: Sendable {
     }
     lineStarts = starts
     editorLineStarts = editorStarts
-    firstColumn = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    let first = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    firstColumn = first
+    // The columns before each checkpoint, counted as `location(ofOffset:)` counts them: the
+    // line's first byte, then every byte that starts a scalar.
+    var checkpoints: [Int] = []
+    checkpoints.reserveCapacity(bytes.count / Self.checkpointStride + 1)
+    var columns = 0
+    var lineStart = first
+    index = 0
+    while index < bytes.count {
+      if index % Self.checkpointStride == 0 { checkpoints.append(columns) }
+      if index == lineStart || (index > lineStart && Self.startsScalar(bytes[index])) {
+        columns += 1
+      }
+      if bytes[index] == 0x0A {
+        columns = 0
+        lineStart = index + 1
+      }
+      index += 1
+    }
+    checkpointColumns = checkpoints
   }
 
   /// Makes the converter of a text.
@@ -101,8 +126,20 @@ package struct SourceLocationConverter: Sendable {
   package func location(ofOffset target: Int) -> SourceLocation {
     let offset = max(0, min(target, bytes.count))
     let line = Self.line(of: offset, in: lineStarts)
-    var index = line == 0 ? min(firstColumn, offset) : lineStarts[line]
+    let start = line == 0 ? min(firstColumn, offset) : lineStarts[line]
+    var index = start
     var column = 1
+    // From the last checkpoint of the line before `offset`, if it is past the line's start.
+    let checkpoint = offset / Self.checkpointStride
+    if checkpoint < checkpointColumns.count, checkpoint * Self.checkpointStride > start {
+      index = checkpoint * Self.checkpointStride
+      column = checkpointColumns[checkpoint] + 1
+      while index < offset {
+        if Self.startsScalar(bytes[index]) { column += 1 }
+        index += 1
+      }
+      return SourceLocation(line: line + 1, column: column, offset: offset)
+    }
     while index < offset {
       index += 1
       while index < offset, !Self.startsScalar(bytes[index]) { index += 1 }

@@ -254,7 +254,8 @@ enum CheckCommand: Subcommand {
   static func jsonReport(_ reports: [FileReport], unreadable: [PolicyInput.ReadError]) -> JSONValue
   {
     let diagnostics = reports.flatMap { report in
-      report.diagnostics.map { jsonValue($0, file: report.name) }
+      let converter = SourceLocationConverter(bytes: report.source)
+      return report.diagnostics.map { jsonValue($0, file: report.name, converter: converter) }
     }
     let omitted = reports.reduce(0) { $0 + $1.omittedErrors + $1.omittedWarnings }
     return .object([
@@ -275,18 +276,24 @@ enum CheckCommand: Subcommand {
     ])
   }
 
-  /// One diagnostic as JSON; notes nest, each with its own place.
-  static func jsonValue(_ diagnostic: Diagnostic, file: String) -> JSONValue {
-    .object([
+  /// One diagnostic as JSON, its places from `converter` (the file's); notes nest, each with
+  /// its own place.
+  static func jsonValue(
+    _ diagnostic: Diagnostic, file: String, converter: SourceLocationConverter
+  ) -> JSONValue {
+    let start = converter.location(ofOffset: diagnostic.range.start.offset)
+    let end = converter.location(ofOffset: diagnostic.range.end.offset)
+    return .object([
       JSONMember("file", .string(file)),
-      JSONMember("line", .int(diagnostic.line)),
-      JSONMember("column", .int(diagnostic.column)),
-      JSONMember("endLine", .int(diagnostic.range.end.line)),
-      JSONMember("endColumn", .int(diagnostic.range.end.column)),
+      JSONMember("line", .int(start.line)),
+      JSONMember("column", .int(start.column)),
+      JSONMember("endLine", .int(end.line)),
+      JSONMember("endColumn", .int(end.column)),
       JSONMember("severity", .string(diagnostic.severity.rawValue)),
       JSONMember("id", .string(diagnostic.id.rawValue)),
       JSONMember("message", .string(diagnostic.message)),
-      JSONMember("notes", .array(diagnostic.notes.map { jsonValue($0, file: file) })),
+      JSONMember(
+        "notes", .array(diagnostic.notes.map { jsonValue($0, file: file, converter: converter) })),
     ])
   }
 }

@@ -152,7 +152,7 @@ enum ExportCommand: Subcommand {
       Diagnostic(
         id: .inexactExport, severity: isStrict ? .error : .warning, summary: $0.message,
         at: $0.range)
-    }.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }.sorted { $0.range.start.offset < $1.range.start.offset }
     PolicyInput.printDiagnostics(diagnostics, bytes: source, name: name, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
     if engine == .envoy, !json {
@@ -204,6 +204,10 @@ enum GRPCFileExport {
     }
     // The analysis's tree and each policy's source: nothing is parsed again.
     let file = analysis.syntax
+    let converter = SourceLocationConverter(bytes: bytes)
+    func line(_ location: SourceLocation) -> Int {
+      converter.location(ofOffset: location.offset).line
+    }
     var items: [GRPCExport.Item] = []
     for checked in policies {
       guard let index = file.policies.firstIndex(where: { $0.range == checked.range }) else {
@@ -211,9 +215,11 @@ enum GRPCFileExport {
         return .failure(Status(code: ExitStatus.failure))
       }
       let declaration = file.policies[index]
-      let after = index > 0 ? file.policies[index - 1].range.end.line : 0
+      let after = index > 0 ? line(file.policies[index - 1].range.end) : 0
+      let before = line(declaration.range.start)
       let record = file.comments.filter {
-        $0.range.start.line > after && $0.range.start.line < declaration.range.start.line
+        let commentLine = line($0.range.start)
+        return commentLine > after && commentLine < before
       }.compactMap { GRPCRecord.read($0.text) }.last
       items.append(
         GRPCExport.Item(

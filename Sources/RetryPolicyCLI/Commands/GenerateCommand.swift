@@ -89,11 +89,11 @@ enum GenerateCommand: Subcommand {
         uniquingKeysWith: { first, _ in first })
       let fileName = file.name.split(separator: "/").last.map(String.init) ?? file.name
       var lines: [String] = []
+      let converter = SourceLocationConverter(bytes: source)
       for declaration in analysis.syntax.policies {
         let name = declaration.name.text
-        let place = Place(
-          file: file.name, line: declaration.name.range.start.line,
-          column: declaration.name.range.start.column)
+        let location = converter.location(ofOffset: declaration.name.range.start.offset)
+        let place = Place(file: file.name, line: location.line, column: location.column)
         if PolicySwiftSource.isReserved(name) {
           lines.append("\(place.text): error: policy name '\(name)' is not a Swift identifier")
         } else if let first = defined[name], first.file != file.name {

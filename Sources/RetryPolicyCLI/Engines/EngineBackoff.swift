@@ -13,8 +13,8 @@ struct EngineBackoff {
   var approximation: String?
   /// Whether the rule waits at all.
   var isPositive: Bool
-  /// The keyword of the rule's delay clause, where a note points.
-  var keyword: String
+  /// The rule's delay clause, where a note points.
+  var clause: Clause
 
   /// The back-off for `rule`, whose last retry is attempt `attempts`.
   init(_ rule: RetryRule, attempts: Int) {
@@ -28,26 +28,26 @@ struct EngineBackoff {
       multiplier = 1
       maximum = Self.smallest
       isPositive = false
-      keyword = ClauseKeyword.delayClause(of: rule.behavior)
+      clause = Clause.delayClause(of: rule.behavior)
       approximation = "a positive back-off is needed, so retries wait up to 1ms, not 0s"
     case .delayed(_, let delay):
       initial = delay
       multiplier = 1
       maximum = cap.map { min($0, delay) } ?? delay
-      keyword = ClauseKeyword.delayClause(of: rule.behavior)
+      clause = Clause.delayClause(of: rule.behavior)
     case .exponential(_, let delay, let factor):
       initial = delay
       multiplier = factor
       maximum = cap ?? rule.nominalDelay(beforeRetry: lastRetry)
-      keyword = ClauseKeyword.delayClause(of: rule.behavior)
+      clause = Clause.delayClause(of: rule.behavior)
     case .linear(_, let delay, let increment):
       initial = delay
       let seconds = delay / .seconds(1)
       multiplier = seconds > 0 ? ((delay + increment) / .seconds(1)) / seconds : 1
       maximum = cap ?? rule.nominalDelay(beforeRetry: lastRetry)
-      keyword = ClauseKeyword.delayClause(of: rule.behavior)
+      clause = Clause.delayClause(of: rule.behavior)
       approximation =
-        "'backoff \(delay.policyText) +\(increment.policyText)' grows by a factor of"
+        "'\(Keyword.backoff.text) \(delay.policyText) +\(increment.policyText)' grows by a factor of"
         + " \(NumberText.decimal(multiplier)) instead"
     case .customTimerDelayed(_, let delays):
       let first = delays.first ?? .zero
@@ -55,9 +55,9 @@ struct EngineBackoff {
       let second = delays.count > 1 ? delays[1] : first
       multiplier = first > .zero ? max(1, (second / .seconds(1)) / (first / .seconds(1))) : 1
       maximum = cap ?? (delays.max() ?? initial)
-      keyword = ClauseKeyword.delayClause(of: rule.behavior)
+      clause = Clause.delayClause(of: rule.behavior)
       approximation =
-        "the schedule 'delays' becomes \(initial.policyText) × \(NumberText.decimal(multiplier))^n,"
+        "the schedule '\(Keyword.delays.text)' becomes \(initial.policyText) × \(NumberText.decimal(multiplier))^n,"
         + " capped at \(maximum.policyText)"
     }
     // A cap below the first delay makes every delay the cap.
@@ -70,7 +70,7 @@ struct EngineBackoff {
 
   /// Where a note about the delays points.
   func range(_ locator: ExportLocator) -> SourceRange {
-    locator.clause(keyword, inRule: 0)
+    locator.clause(clause, inRule: 0)
   }
 
   /// The rule's jitter, as a phrase.
@@ -79,8 +79,8 @@ struct EngineBackoff {
     case nil: "the delay itself (no jitter)"
     case .proportional(let fraction)?: "±\(NumberText.decimal(fraction * 100))%"
     case .full?: "[0, d]"
-    case .equal?: "'jitter equal'"
-    case .decorrelated?: "'jitter decorrelated'"
+    case .equal?: "'\(Keyword.jitter.text) \(Keyword.equal.text)'"
+    case .decorrelated?: "'\(Keyword.jitter.text) \(Keyword.decorrelated.text)'"
     }
   }
 }

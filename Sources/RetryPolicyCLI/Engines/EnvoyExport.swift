@@ -31,7 +31,7 @@ enum EnvoyExport {
       route.append(JSONMember("timeout", .string(deadline.protobufText)))
       result.note(
         "Envoy's route 'timeout' also cancels the attempt in flight at \(deadline.policyText);"
-          + " 'within' only stops new retries", at: locator.policyWide(ClauseKeyword.within))
+          + " '\(Keyword.within.text)' only stops new retries", at: locator.policyWide(.within))
     }
     var retry: [JSONMember] = []
     let (conditions, statuses) = retryConditions(policy, locator: locator, result: &result)
@@ -45,8 +45,8 @@ enum EnvoyExport {
         retry.append(JSONMember("per_try_timeout", .string(hedge.delay.protobufText)))
         if policy.attemptTimeout != nil {
           result.note(
-            "Envoy hedges when an attempt passes its per_try_timeout: 'timeout' is replaced by"
-              + " the hedge delay", at: locator.policyWide(ClauseKeyword.timeout))
+            "Envoy hedges when an attempt passes its per_try_timeout: '\(Keyword.timeout.text)' is replaced by"
+              + " the hedge delay", at: locator.policyWide(.timeout))
         }
       } else if let timeout = policy.attemptTimeout {
         retry.append(JSONMember("per_try_timeout", .string(timeout.protobufText)))
@@ -72,7 +72,7 @@ enum EnvoyExport {
         retry.append(JSONMember("rate_limited_retry_back_off", .object(limited)))
         result.note(
           "Envoy reads Retry-After as seconds only, not as an HTTP date",
-          at: locator.clause(ClauseKeyword.honoring, inRule: 0))
+          at: locator.clause(.honoringRetryAfter, inRule: 0))
       }
       route.append(JSONMember("retry_policy", .object(retry)))
     }
@@ -80,10 +80,10 @@ enum EnvoyExport {
       route.append(
         JSONMember("hedge_policy", .object([JSONMember("hedge_on_per_try_timeout", .bool(true))])))
       result.note(
-        "Envoy hedges only when an attempt passes its per_try_timeout: 'hedge \(hedge.count) after"
+        "Envoy hedges only when an attempt passes its per_try_timeout: '\(Keyword.hedge.text) \(hedge.count) \(Keyword.after.text)"
           + " \(hedge.delay.policyText)' becomes per_try_timeout \(hedge.delay.policyText), and"
           + " a failed attempt is retried after Envoy's back-off",
-        at: locator.policyWide(ClauseKeyword.hedge))
+        at: locator.policyWide(.hedge))
     }
     var document = [JSONMember("route", .object(route))]
     var cluster: [JSONMember] = []
@@ -101,7 +101,7 @@ enum EnvoyExport {
       result.note(
         "Envoy's retry budget limits concurrent retries to a share of active requests (at least"
           + " \(RetryBudget.initialTokens)), not retries to a share of first attempts",
-        at: locator.policyWide(ClauseKeyword.budget))
+        at: locator.policyWide(.budget))
     }
     if let breaker = policy.breaker {
       cluster.append(outlierDetection(breaker, locator: locator, result: &result))
@@ -132,7 +132,7 @@ enum EnvoyExport {
       }
       if rule.errorClasses.isEmpty {
         result.note(
-          "Envoy retries only the conditions it lists; a rule without 'on' becomes"
+          "Envoy retries only the conditions it lists; a rule without '\(Keyword.on.text)' becomes"
             + " '5xx,reset,connect-failure'", at: locator.head(ofRule: index))
         for condition in ["5xx", "reset", "connect-failure"] { add(condition) }
       }
@@ -176,13 +176,13 @@ enum EnvoyExport {
       }
       if unexpressed {
         result.note(
-          "Envoy has no 'except'; it is left out",
-          at: locator.clause(ClauseKeyword.except, inRule: index))
+          "Envoy has no '\(Keyword.except.text)'; it is left out",
+          at: locator.clause(.except, inRule: index))
       }
       if let hook = rule.hook {
         result.note(
-          "Envoy runs no hooks; 'after \(hook)' is left out",
-          at: locator.clause(ClauseKeyword.after, inRule: index))
+          "Envoy runs no hooks; '\(Keyword.after.text) \(hook)' is left out",
+          at: locator.clause(.after, inRule: index))
       }
     }
     return (conditions, statuses)
@@ -195,7 +195,7 @@ enum EnvoyExport {
     if let hedge = policy.hedge { return hedge.count }
     guard let count = rule.behavior.maxCount else {
       result.note(
-        "Envoy needs a retry count: 'retry forever' becomes \(foreverRetries) retries",
+        "Envoy needs a retry count: '\(Keyword.retry.text) \(Keyword.forever.text)' becomes \(foreverRetries) retries",
         at: locator.head(ofRule: 0))
       return foreverRetries
     }

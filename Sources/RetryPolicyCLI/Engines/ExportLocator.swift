@@ -39,25 +39,6 @@ struct ExportLocator {
   func policyWide(_ clause: Clause) -> SourceRange {
     checked.policyWide(clause)?.keywordRange ?? checked.bodyRange
   }
-
-  // The exporters name clauses by their text until they move to `Clause`; the text is looked
-  // up in the clause table, never in the policy's text.
-
-  /// ``clause(_:inRule:)-(Clause,_)`` for a clause named by its keywords (`honoring retry-after`).
-  func clause(_ keywords: String, inRule rule: Int) -> SourceRange {
-    guard let clause = Self.clause(named: keywords) else { return head(ofRule: rule) }
-    return self.clause(clause, inRule: rule)
-  }
-
-  /// ``policyWide(_:)-(Clause)`` for a clause named by its keyword.
-  func policyWide(_ keyword: String) -> SourceRange {
-    guard let clause = Self.clause(named: keyword) else { return checked.bodyRange }
-    return policyWide(clause)
-  }
-
-  private static func clause(named text: String) -> Clause? {
-    ClauseTable.entries.first { $0.text == text }?.clause
-  }
 }
 
 /// What an export gives: the document, and what it could not say exactly.

@@ -38,7 +38,7 @@ enum GRPCExport {
         if throttling.ratio != item.policy.budgetRatio {
           result.note(
             "gRPC throttles all methods of a server with one retryThrottling; the first"
-              + " policy's budget is written", at: item.locator.policyWide(ClauseKeyword.budget))
+              + " policy's budget is written", at: item.locator.policyWide(.budget))
         }
       } else {
         throttling = (value, item.policy.budgetRatio)
@@ -96,7 +96,7 @@ enum GRPCExport {
       config.append(JSONMember("timeout", .string(deadline.protobufText)))
       result.note(
         "gRPC's deadline 'timeout' also cancels the attempt in flight at \(deadline.policyText);"
-          + " 'within' only stops new retries", at: locator.policyWide(ClauseKeyword.within))
+          + " '\(Keyword.within.text)' only stops new retries", at: locator.policyWide(.within))
     }
     let retries = policy.rules.first?.behavior.maxCount
     if policy.hedge == nil, retries == 0 {
@@ -125,7 +125,7 @@ enum GRPCExport {
       if codes.isEmpty, !timesOut {
         result.note(
           "no class of this rule is a gRPC status code; the export has no retry policy",
-          at: locator.clause(ClauseKeyword.on, inRule: 0))
+          at: locator.clause(.on, inRule: 0))
       } else {
         config.append(
           JSONMember(
@@ -144,8 +144,8 @@ enum GRPCExport {
     guard let timeout = policy.attemptTimeout else { return }
     result.note(
       "gRPC's per-attempt limit 'perAttemptRecvTimeout' belongs to a retry policy that retries"
-        + " its expiry; 'timeout \(timeout.policyText)' is left out",
-      at: locator.policyWide(ClauseKeyword.timeout))
+        + " its expiry; '\(Keyword.timeout.text) \(timeout.policyText)' is left out",
+      at: locator.policyWide(.timeout))
   }
 
   private static func throttlingValue(_ item: Item, result: inout ExportResult) -> JSONValue? {
@@ -160,9 +160,9 @@ enum GRPCExport {
     let tokenRatio = GRPCRecord.milliText(milli)
     result.note(
       "gRPC throttles with a token bucket: each failed attempt costs a token, each success"
-        + " earns \(tokenRatio), and retries stop at half of maxTokens \(tokens); 'budget'"
+        + " earns \(tokenRatio), and retries stop at half of maxTokens \(tokens); '\(Keyword.budget.text)'"
         + " earns its share per first attempt instead",
-      at: item.locator.policyWide(ClauseKeyword.budget))
+      at: item.locator.policyWide(.budget))
     return .object([
       JSONMember("maxTokens", .int(tokens)),
       JSONMember("tokenRatio", .number(tokenRatio)),
@@ -183,8 +183,8 @@ enum GRPCExport {
       }
       if rule.errorClasses.isEmpty {
         result.note(
-          "gRPC retries only the status codes it lists; a rule without 'on' becomes"
-            + " 'on unavailable'", at: locator.head(ofRule: index))
+          "gRPC retries only the status codes it lists; a rule without '\(Keyword.on.text)' becomes"
+            + " '\(Keyword.on.text) unavailable'", at: locator.head(ofRule: index))
         if !codes.contains("UNAVAILABLE") { codes.append("UNAVAILABLE") }
       }
       for name in rule.errorClasses {
@@ -207,18 +207,18 @@ enum GRPCExport {
   ) {
     if !rule.excludedClasses.isEmpty {
       result.note(
-        "gRPC has no 'except'; it is left out",
-        at: locator.clause(ClauseKeyword.except, inRule: index))
+        "gRPC has no '\(Keyword.except.text)'; it is left out",
+        at: locator.clause(.except, inRule: index))
     }
     if let hook = rule.hook {
       result.note(
-        "gRPC runs no hooks; 'after \(hook)' is left out",
-        at: locator.clause(ClauseKeyword.after, inRule: index))
+        "gRPC runs no hooks; '\(Keyword.after.text) \(hook)' is left out",
+        at: locator.clause(.after, inRule: index))
     }
     if rule.honorsRetryAfter {
       result.note(
         "gRPC honors the server's pushback (grpc-retry-pushback-ms), not Retry-After",
-        at: locator.clause(ClauseKeyword.honoring, inRule: index))
+        at: locator.clause(.honoringRetryAfter, inRule: index))
     }
   }
 
@@ -228,7 +228,7 @@ enum GRPCExport {
   ) -> JSONValue {
     guard let retries else {
       result.note(
-        "gRPC clients cap attempts at \(attemptCap); 'retry forever' becomes \(attemptCap)"
+        "gRPC clients cap attempts at \(attemptCap); '\(Keyword.retry.text) \(Keyword.forever.text)' becomes \(attemptCap)"
           + " attempts", at: range)
       return .int(attemptCap)
     }
@@ -249,7 +249,7 @@ enum GRPCExport {
     _ result: inout ExportResult
   ) -> JSONValue {
     let count = attempts(
-      hedge.count, record: record, at: locator.policyWide(ClauseKeyword.hedge), &result)
+      hedge.count, record: record, at: locator.policyWide(.hedge), &result)
     var members = [
       JSONMember("maxAttempts", count),
       JSONMember("hedgingDelay", .string(hedge.delay.protobufText)),
@@ -269,13 +269,13 @@ enum GRPCExport {
     let retries = min(rule.behavior.maxCount ?? attemptCap, attemptCap - 1)
     let backoff = GRPCBackoff(rule, retries: retries)
     for note in backoff.notes {
-      result.note(note.text, at: locator.clause(note.keyword, inRule: 0))
+      result.note(note.text, at: locator.clause(note.clause, inRule: 0))
     }
     if backoff.isPositive, rule.jitter != GRPCImport.jitter {
       result.note(
-        "gRPC multiplies each delay by a uniform factor in [0.8, 1.2] ('jitter 20%'), not "
+        "gRPC multiplies each delay by a uniform factor in [0.8, 1.2] ('\(Keyword.jitter.text) 20%'), not "
           + EngineBackoff.jitterText(rule.jitter),
-        at: locator.clause(ClauseKeyword.jitter, inRule: 0))
+        at: locator.clause(.jitter, inRule: 0))
     }
     var members = [
       JSONMember("maxAttempts", count),
@@ -289,7 +289,7 @@ enum GRPCExport {
         "grpcio (gRPC's C core) honors 'perAttemptRecvTimeout' only on channels with"
           + " 'grpc.experimental.enable_hedging'; without it each attempt runs to the deadline"
           + (codes.isEmpty ? ", and it refuses a retry policy without status codes" : ""),
-        at: locator.policyWide(ClauseKeyword.timeout))
+        at: locator.policyWide(.timeout))
     }
     if !codes.isEmpty || attemptTimeout == nil {
       members.append(JSONMember("retryableStatusCodes", .array(codes.map { .string($0) })))
@@ -309,10 +309,10 @@ struct GRPCBackoff {
   var maximum: Duration
   /// Whether the rule waits at all.
   var isPositive = true
-  /// The keyword of the rule's delay clause, where the notes point.
-  var keyword: String
-  /// What changes, one phrase per difference, with the keyword of the clause it is about.
-  var notes: [(keyword: String, text: String)] = []
+  /// The rule's delay clause, where the notes point.
+  var clause: Clause
+  /// What changes, one phrase per difference, with the clause it is about.
+  var notes: [(clause: Clause, text: String)] = []
 
   init(_ rule: RetryRule, retries: Int) {
     let count = max(1, retries)
@@ -320,13 +320,13 @@ struct GRPCBackoff {
     uncapped.maxDelay = nil
     let nominal = (1...count).map { uncapped.nominalDelay(beforeRetry: $0) }
     let first = nominal[0]
-    keyword = ClauseKeyword.delayClause(of: rule.behavior)
+    clause = Clause.delayClause(of: rule.behavior)
     guard first > .zero else {
       initial = EngineBackoff.smallest
       multiplier = 1
       maximum = EngineBackoff.smallest
       isPositive = false
-      notes.append((keyword, "a positive back-off is needed, so retries wait up to 1.2ms, not 0s"))
+      notes.append((clause, "a positive back-off is needed, so retries wait up to 1.2ms, not 0s"))
       return
     }
     initial = first
@@ -346,8 +346,8 @@ struct GRPCBackoff {
         maximum = min(cap, largest)
         notes.append(
           (
-            ClauseKeyword.max,
-            "gRPC caps a delay before its jitter, so a retry near 'max' may wait up to 1.2 ×"
+            .max,
+            "gRPC caps a delay before its jitter, so a retry near '\(Keyword.max.text)' may wait up to 1.2 ×"
               + " maxBackoff \(maximum.policyText)"
           ))
       }
@@ -361,7 +361,7 @@ struct GRPCBackoff {
       if abs(expected - actual) > max(1e-9, actual * 1e-9) {
         notes.append(
           (
-            keyword,
+            clause,
             "gRPC's back-off is exponential: retry \(index + 1) waits"
               + " \(GRPCDelays.duration(seconds: expected).policyText), not \(delay.policyText)"
           ))
@@ -372,36 +372,14 @@ struct GRPCBackoff {
   }
 }
 
-/// Clause keywords for the locator, read from the syntax model so that no engine spells one.
-enum ClauseKeyword {
-  private static let nowhere = SourceRange(start: .start, end: .start)
-  private static let second = DurationLiteralSyntax(
-    number: "1", unit: .seconds, duration: .seconds(1), range: nowhere)
-  private static let name = NameSyntax(text: "", range: nowhere)
-
-  private static func of(_ kind: ClauseSyntax.Kind) -> String {
-    ClauseSyntax(kind: kind, keywordRange: nowhere, range: nowhere).keyword
-  }
-
-  static let on = of(.on([]))
-  static let except = of(.except([]))
-  static let jitter = of(.jitter(JitterSyntax(kind: .full, range: nowhere)))
-  static let after = of(.after(name))
-  static let max = of(.max(second))
-  static let honoring = of(.honoringRetryAfter)
-  static let within = of(.within(second))
-  static let timeout = of(.timeout(second))
-  static let budget = of(.budget(NumberLiteralSyntax(text: "1", value: 1, range: nowhere)))
-  static let hedge = of(
-    .hedge(HedgeSyntax(count: 1, countRange: nowhere, delay: second)))
-
-  /// The keyword of the delay clause that writes `behavior`.
-  static func delayClause(of behavior: RepeatBehavior) -> String {
+extension Clause {
+  /// The delay clause that writes `behavior`, where a note about the delays points.
+  static func delayClause(of behavior: RepeatBehavior) -> Clause {
     switch behavior {
-    case .immediate: of(.immediately)
-    case .delayed: of(.delay(second))
-    case .exponential, .linear: of(.backoff(second, nil))
-    case .customTimerDelayed: of(.delays([]))
+    case .immediate: .immediately
+    case .delayed: .delay
+    case .exponential, .linear: .backoff
+    case .customTimerDelayed: .delays
     }
   }
 }

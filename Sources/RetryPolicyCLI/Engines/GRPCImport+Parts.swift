@@ -305,7 +305,8 @@ enum PolicyNaming {
       result = "m" + result
     }
     let isFactor =
-      result.first == "x" && result.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+      result.hasPrefix(Keyword.x.text)
+      && result.dropFirst(Keyword.x.text.count).allSatisfy { $0.isASCII && $0.isNumber }
     if LanguageWords.keywords.contains(result) || isFactor { result += "_" }
     return result
   }

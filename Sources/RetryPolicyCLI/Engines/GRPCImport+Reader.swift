@@ -258,7 +258,8 @@ struct ConfigReader {
       policy.budgetRatio = throttling.budgetRatio
       if ratio > 1 {
         comments.append(
-          "tokenRatio \(NumberText.decimal(ratio)) is above 1; 'budget' is at most 100%")
+          "tokenRatio \(NumberText.decimal(ratio)) is above 1; '\(Keyword.budget.text)' is at most 100%"
+        )
       }
     }
     guard errors.count == errorCount else { return nil }

@@ -18,7 +18,7 @@ extension LanguageServer {
     let name = declaration.name.text
     // The compiled policy and its sources, when the declaration compiled.
     let checked = open.analysis.checked.first { $0.range == declaration.range }
-    var heading = "policy `\(name)`"
+    var heading = "\(Keyword.policy.text) `\(name)`"
     var range = declaration.name.range
     var policy = checked?.policy
     if !contains(declaration.name.range) {

@@ -109,7 +109,10 @@ package enum ExplainRendering {
     rows.append(("never on", excluded.joined(separator: ", ")))
     rows.append((Keyword.jitter.text, rule.jitter.map(jitterDescription) ?? "none"))
     rows.append(
-      ("cap", rule.maxDelay.map { "max \($0.policyText), applied after jitter" } ?? "none"))
+      (
+        "cap",
+        rule.maxDelay.map { "\(Keyword.max.text) \($0.policyText), applied after jitter" } ?? "none"
+      ))
     rows.append(("hook", rule.hook.map { "'\($0)' runs before each retry" } ?? "none"))
     rows.append(
       (
@@ -129,7 +132,8 @@ package enum ExplainRendering {
 
   private static func attemptsText(_ count: Int?, policy: CompiledPolicy) -> String {
     guard let count else {
-      let bound = policy.deadline.map { "; 'within \($0.policyText)' ends them" } ?? ""
+      let bound =
+        policy.deadline.map { "; '\(Keyword.within.text) \($0.policyText)' ends them" } ?? ""
       return "unlimited retries" + bound
     }
     if count == 0 { return "at most 1 (no retries)" }
@@ -145,11 +149,11 @@ package enum ExplainRendering {
       let high = NumberText.decimal(1 + min(max(fraction, 0), 1))
       return "±\(percentText(fraction)): each delay times a uniform factor in [\(low), \(high)]"
     case .full:
-      return "full: each delay d becomes uniform in [0, d]"
+      return Keyword.full.text + ": each delay d becomes uniform in [0, d]"
     case .equal:
-      return "equal: each delay d becomes d/2 + uniform in [0, d/2]"
+      return Keyword.equal.text + ": each delay d becomes d/2 + uniform in [0, d/2]"
     case .decorrelated:
-      return "decorrelated: uniform in [first delay, 3 × previous delay]"
+      return Keyword.decorrelated.text + ": uniform in [first delay, 3 × previous delay]"
     }
   }
 
@@ -166,7 +170,7 @@ package enum ExplainRendering {
       (
         Keyword.timeout.text,
         policy.attemptTimeout.map {
-          "\($0.policyText) per attempt; a cut-off attempt fails with 'timeout'"
+          "\($0.policyText) per attempt; a cut-off attempt fails with '\(Keyword.timeout.text)'"
         } ?? "none"
       ))
     rows.append(
@@ -197,7 +201,9 @@ package enum ExplainRendering {
     // `retry forever` shows the JSON's rows; a long finite count the first rows and the last.
     let shown = count.map { isLong ? textLeadingRows : $0 } ?? foreverScheduleLimit
     let schedule = rule.schedule(limit: shown)
-    var rows: [[String]] = [["retry", "delay", "range", "worst-case elapsed"]]
+    var rows: [[String]] = [
+      [Keyword.retry.text, Keyword.delay.text, "range", "worst-case elapsed"]
+    ]
     var elapsed: Double? = 0
     for entry in schedule.entries {
       let bounds = displayedBounds(rule, minimum: entry.minimum, maximum: entry.maximum)
@@ -282,7 +288,9 @@ package enum ExplainRendering {
       return retryAfterWorstCaseText(rule, policy: policy)
     }
     guard let total = rule.schedule(limit: 0).worstCaseTotal else {
-      return policy.deadline.map { "unbounded, but 'within \($0.policyText)' ends retrying" }
+      return policy.deadline.map {
+        "unbounded, but '\(Keyword.within.text) \($0.policyText)' ends retrying"
+      }
         ?? "unbounded"
     }
     var text = readableSeconds(total)
@@ -290,7 +298,7 @@ package enum ExplainRendering {
       text = "at least " + text + " (delay arithmetic stops at this ceiling)"
     }
     if let deadline = policy.deadline, deadline < total {
-      text += " ('within \(deadline.policyText)' ends retrying sooner)"
+      text += " ('\(Keyword.within.text) \(deadline.policyText)' ends retrying sooner)"
     }
     return text
   }
@@ -298,20 +306,22 @@ package enum ExplainRendering {
   private static func retryAfterWorstCaseText(
     _ rule: RetryRule, policy: CompiledPolicy
   ) -> String {
-    let within = policy.deadline.map { ", but 'within \($0.policyText)' ends retrying" } ?? ""
+    let within =
+      policy.deadline.map { ", but '\(Keyword.within.text) \($0.policyText)' ends retrying" } ?? ""
     guard let cap = rule.maxDelay else {
       return "unbounded: a Retry-After delay carried by the error replaces the computed one and"
-        + " no 'max' caps it\(within)"
+        + " no '\(Keyword.max.text)' caps it\(within)"
     }
     guard let total = worstCaseTotal(rule) else {
-      return "unbounded: every retry may wait the cap 'max \(cap.policyText)'\(within)"
+      return
+        "unbounded: every retry may wait the cap '\(Keyword.max.text) \(cap.policyText)'\(within)"
     }
     var text =
       readableSeconds(total)
-      + ": every retry may wait the cap 'max \(cap.policyText)' when the error carries a"
+      + ": every retry may wait the cap '\(Keyword.max.text) \(cap.policyText)' when the error carries a"
       + " Retry-After"
     if let deadline = policy.deadline, deadline < total {
-      text += " ('within \(deadline.policyText)' ends retrying sooner)"
+      text += " ('\(Keyword.within.text) \(deadline.policyText)' ends retrying sooner)"
     }
     return text
   }

@@ -20,7 +20,8 @@ enum SimulationRendering {
     let style = TextStyle(usesColor: usesColor)
     var output = ""
     let lines = ExplainRendering.policyLines(timeline.policy)
-    let title = timeline.policy.name.map { "policy \($0):" } ?? "policy:"
+    let title =
+      timeline.policy.name.map { "\(Keyword.policy.text) \($0):" } ?? Keyword.policy.text + ":"
     if lines.count == 1 {
       output += style.bold(title) + " " + lines[0] + "\n"
     } else {

@@ -16,7 +16,7 @@ enum ReplSyntaxDump {
     for policy in file.policies {
       let name = policy.name.text.isEmpty ? "(typed)" : policy.name.text
       let form = policy.name.text.isEmpty ? "" : policy.form == .block ? " {…}" : " = …"
-      lines.append("policy \(name)\(form)  \(policy.range)")
+      lines.append("\(Keyword.policy.text) \(name)\(form)  \(policy.range)")
       for line in policy.body.lines {
         append(line, depth: 1, to: &lines)
       }
