@@ -22,7 +22,7 @@ extension EnvoyExport {
         + " whole proxy, not a circuit per client; it counts over fixed intervals of"
         + " \(breaker.window.policyText), not a sliding window, and doubles the ejection time of"
         + " a host ejected again; there is no single half-open probe",
-      at: locator.policyWide(breakerKeyword))
+      at: locator.breakerRange)
     return JSONMember(
       "outlier_detection",
       .object([
@@ -49,9 +49,12 @@ extension GRPCExport {
     result.note(
       "gRPC's service config has no circuit breaker: 'breaker' is left out; keep a"
         + " CircuitBreaker in the client",
-      at: locator.policyWide(breakerKeyword))
+      at: locator.breakerRange)
   }
 }
 
-/// The keyword of the clause, as the locator finds it.
-private let breakerKeyword = "breaker"
+extension ExportLocator {
+  /// Where a warning about the breaker points: the policy's body, until `breaker` is a clause
+  /// of the language with a range of its own.
+  var breakerRange: SourceRange { checked.bodyRange }
+}
