@@ -137,7 +137,7 @@ struct ClauseTableTests {
     "RetryPolicy/Compiler/CompiledPolicy.swift": ["full", "equal", "decorrelated"],
     // The error class of a timed-out attempt.
     "RetryPolicy/Compiler/Vocabulary.swift": ["timeout"],
-    "RetryPolicy/Runtime/ErrorClassMatcher.swift": ["timeout"],
+    "RetryPolicy/Runtime/Classification/ErrorClassMatcher.swift": ["timeout"],
     "RetryPolicySimulation/OutcomeSimulation.swift": ["timeout"],
     // The x of a status class (5xx) and of a factor, as characters.
     "RetryPolicy/HTTP/HTTPStatusProviding.swift": ["x"],

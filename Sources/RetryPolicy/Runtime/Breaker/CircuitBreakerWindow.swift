@@ -11,19 +11,25 @@ import Synchronization
 /// nothing ever sweeps the window; reading it adds the counters whose number is one of the
 /// last ten. A bucket number repeats its low 32 bits only after 2^32 buckets (13 years of
 /// 100 ms buckets).
-struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
-  // Sound: the storage is allocated once, written and read only through atomic operations,
-  // and freed only by `deinit`, when no other reference is left.
-
+struct CircuitBreakerWindow: Sendable {
   /// The buckets of a window.
   static let bucketCount = 10
   /// The stripes of counters: a power of two.
   static let stripeCount = 8
-  /// The counters of one stripe, padded so that stripes never share a cache line: the
-  /// successes at 0 ..< 10, the failures at 16 ..< 26.
-  private static let stripeStride = 32
-  private static let failureOffset = 16
+  /// The counters of one stripe: the successes at 0 ..< 10, the failures at 10 ..< 20.
+  private static let stripeStride = 20
+  private static let failureOffset = 10
   private static let countMask: UInt64 = 0xFFFF_FFFF
+
+  /// One counter: an atomic in an object of its own, padded to a cache line, so that
+  /// counters of different stripes never share one (no unsafe pointers are needed to keep an
+  /// array of atomics).
+  private final class Counter: Sendable {
+    let value = Atomic<UInt64>(0)
+    private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+      0, 0, 0, 0, 0, 0, 0
+    )
+  }
 
   /// What one attempt came to.
   enum Outcome {
@@ -31,20 +37,11 @@ struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
     case failure
   }
 
-  private let counters: UnsafeMutablePointer<Atomic<UInt64>>
+  private let counters: [Counter]
 
   /// An empty window.
   init() {
-    let count = Self.stripeCount * Self.stripeStride
-    counters = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: count)
-    for index in 0..<count {
-      (counters + index).initialize(to: Atomic(0))
-    }
-  }
-
-  deinit {
-    counters.deinitialize(count: Self.stripeCount * Self.stripeStride)
-    counters.deallocate()
+    counters = (0..<(Self.stripeCount * Self.stripeStride)).map { _ in Counter() }
   }
 
   /// Counts one attempt's outcome in bucket `bucket` (the time over the bucket's width).
@@ -53,9 +50,9 @@ struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
     let stripe = circuitBreakerStripe(of: Self.stripeCount)
     let slot = Int(bucket % Int64(Self.bucketCount))
     let offset = outcome == .success ? slot : Self.failureOffset + slot
-    let counter = counters + (stripe * Self.stripeStride + offset)
+    let counter = counters[stripe * Self.stripeStride + offset]
     let tag = UInt64(truncatingIfNeeded: UInt32(truncatingIfNeeded: bucket)) << 32
-    var current = counter.pointee.load(ordering: .relaxed)
+    var current = counter.value.load(ordering: .relaxed)
     while true {
       let next: UInt64
       if current & ~Self.countMask == tag {
@@ -64,7 +61,7 @@ struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
       } else {
         next = tag | 1
       }
-      let (exchanged, original) = counter.pointee.compareExchange(
+      let (exchanged, original) = counter.value.compareExchange(
         expected: current, desired: next, ordering: .relaxed)
       if exchanged { return }
       current = original
@@ -77,13 +74,13 @@ struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
     var failures = 0
     let oldest = Swift.max(0, bucket - Int64(Self.bucketCount - 1))
     for stripe in 0..<Self.stripeCount {
-      let base = counters + stripe * Self.stripeStride
+      let base = stripe * Self.stripeStride
       var number = oldest
       while number <= bucket {
         let slot = Int(number % Int64(Self.bucketCount))
         let tag = UInt64(truncatingIfNeeded: UInt32(truncatingIfNeeded: number)) << 32
-        let successes = (base + slot).pointee.load(ordering: .relaxed)
-        let failed = (base + Self.failureOffset + slot).pointee.load(ordering: .relaxed)
+        let successes = counters[base + slot].value.load(ordering: .relaxed)
+        let failed = counters[base + Self.failureOffset + slot].value.load(ordering: .relaxed)
         if successes & ~Self.countMask == tag { attempts += Int(successes & Self.countMask) }
         if failed & ~Self.countMask == tag {
           let count = Int(failed & Self.countMask)
@@ -98,8 +95,8 @@ struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
 
   /// Forgets every count.
   func clear() {
-    for index in 0..<(Self.stripeCount * Self.stripeStride) {
-      (counters + index).pointee.store(0, ordering: .relaxed)
+    for counter in counters {
+      counter.value.store(0, ordering: .relaxed)
     }
   }
 }
