@@ -40,6 +40,18 @@ struct ExportCommandTests {
         """)
   }
 
+  @Test("gRPC has no breaker: --strict fails at the 'breaker' clause's line and column")
+  func grpcBreakerStrict() async {
+    let policy = "retry 3 on serverError breaker 50% for 5s"
+    let lenient = await ToolRunner.run(["export", "--to", "grpc", policy])
+    #expect(lenient.status == 0)
+    #expect(lenient.standardError.contains("<policy>:1:24: warning: gRPC's service config has no"))
+    let strict = await ToolRunner.run(["export", "--to", "grpc", "--strict", policy])
+    #expect(strict.status == 1)
+    #expect(strict.standardOutput == "")
+    #expect(strict.standardError.contains("<policy>:1:24: error: gRPC's service config has no"))
+  }
+
   @Test("an inexact export warns at each clause; --strict makes them errors and prints nothing")
   func warningsAndStrict() async {
     let policy = "retry 7 on unavailable, serverError backoff 1s x1.5 jitter 10%"

@@ -68,6 +68,18 @@ struct CheckerCase: Sendable, CustomTestStringConvertible {
     // budget
     CheckerCase("retry 5 budget 0%", .init(.budgetOutOfRange, 1, 16)),
     CheckerCase("retry 5 budget 101%", .init(.budgetOutOfRange, 1, 16)),
+    CheckerCase("retry 5 breaker 0%", .init(.breakerOutOfRange, 1, 17)),
+    CheckerCase("retry 5 breaker 101%", .init(.breakerOutOfRange, 1, 17)),
+    CheckerCase("retry 5 breaker 50.5%", .init(.breakerOutOfRange, 1, 17)),
+    CheckerCase("retry 5 breaker 50% over 500ms", .init(.breakerOutOfRange, 1, 26)),
+    CheckerCase("retry 5 breaker 50% over 25h", .init(.breakerOutOfRange, 1, 26)),
+    CheckerCase("retry 5 breaker 50% min 0", .init(.breakerOutOfRange, 1, 25)),
+    CheckerCase("retry 5 breaker 50% min 1000001", .init(.breakerOutOfRange, 1, 25)),
+    CheckerCase("retry 5 breaker 50% for 99ms", .init(.breakerOutOfRange, 1, 25)),
+    CheckerCase("retry 5 breaker 50% for 1441m", .init(.breakerOutOfRange, 1, 25)),
+    CheckerCase("retry 5 breaker 100% over 1s min 1 for 100ms"),
+    CheckerCase("retry 5 breaker 1% over 24h min 1000000 for 24h"),
+    CheckerCase("retry 5 breaker 50% breaker 60%", .init(.duplicateClause, 1, 21)),
     // classes
     CheckerCase("retry 5 on a except b, a", .init(.classInOnAndExcept, 1, 24)),
     // no rule
@@ -129,7 +141,7 @@ struct CheckerTests {
     let semantic: [DiagnosticID] = [
       .duplicateClause, .conflictingDelay, .foreverWithoutWithin, .countTooLarge, .factorBelowOne,
       .factorTooLarge, .jitterOutOfRange, .jitterWithoutDelay, .zeroDuration, .durationTooLong,
-      .budgetOutOfRange, .classInOnAndExcept, .emptyPolicy, .capBelowFirstDelay,
+      .budgetOutOfRange, .breakerOutOfRange, .classInOnAndExcept, .emptyPolicy, .capBelowFirstDelay,
       .unreachableRule, .factorOfOne, .zeroDelay, .capWithoutDelay, .timeoutNotBelowDeadline,
     ]
     for id in semantic { #expect(covered.contains(id), "no case for \(id.rawValue)") }

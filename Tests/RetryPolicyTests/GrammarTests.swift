@@ -158,7 +158,7 @@ struct ClauseTableTests {
     "RetryPolicyCLI/Engines/GRPCImport+Reader.swift": ["timeout"],
     "RetryPolicyCLI/Engines/EnvoyExport.swift": ["retry-after"],
     // The Swift properties of CompiledPolicy and RetryRule.
-    "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": ["hedge", "jitter"],
+    "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": ["hedge", "jitter", "breaker"],
     // simulate --json's decision value and member.
     "RetryPolicyCLI/Rendering/SimulationRendering.swift": ["retry", "policy"],
     // The file extension.

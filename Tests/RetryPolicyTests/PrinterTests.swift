@@ -262,6 +262,12 @@ extension ClauseSyntax.Kind {
     case .budget(let percent): .budget(percent.erasingRange)
     case .hedge(let hedge):
       .hedge(HedgeSyntax(count: hedge.count, countRange: .none, delay: hedge.delay.erasingRange))
+    case .breaker(let breaker):
+      .breaker(
+        BreakerSyntax(
+          percent: breaker.percent.erasingRange, window: breaker.window?.erasingRange,
+          minimum: breaker.minimum?.erasingRange,
+          openDuration: breaker.openDuration?.erasingRange))
     }
   }
 }

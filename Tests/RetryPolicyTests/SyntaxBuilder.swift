@@ -163,6 +163,21 @@ enum SyntaxBuilder {
       case "within": kind = .within(duration(next()))
       case "timeout": kind = .timeout(duration(next()))
       case "budget": kind = .budget(percent(next()))
+      case "breaker":
+        var breaker = BreakerSyntax(percent: percent(next()))
+        if index < words.count, words[index].text == "over" {
+          index += 1
+          breaker.window = duration(next())
+        }
+        if index < words.count, words[index].text == "min" {
+          index += 1
+          breaker.minimum = number(next(), dropFirst: 0)
+        }
+        if index < words.count, words[index].text == "for" {
+          index += 1
+          breaker.openDuration = duration(next())
+        }
+        kind = .breaker(breaker)
       default:
         Issue.record("the builder does not know '\(keyword.text)'")
         kind = .immediately

@@ -54,6 +54,9 @@ struct PolicyChecker {
   /// The range of the first `hedge` keyword.
   var hedgeClause: SourceRange?
   var hedge: HedgePolicy?
+  /// The range of the first `breaker` keyword.
+  var breakerClause: SourceRange?
+  var breaker: CircuitBreakerPolicy?
   /// The rule clauses that have no meaning under `hedge`, reported when the policy has it:
   /// their keywords (`honoring` for `honoring retry-after`) and ranges, plain data.
   var hedgeConflicts = HedgeConflicts()
@@ -95,6 +98,8 @@ struct PolicyChecker {
     budgetRatio = nil
     hedgeClause = nil
     hedge = nil
+    breakerClause = nil
+    breaker = nil
     if hedgeConflicts.count > 0 { hedgeConflicts.removeAll() }
     if !foreverCounts.isEmpty { foreverCounts.removeAll(keepingCapacity: true) }
     catchAllLine = nil
@@ -145,6 +150,7 @@ struct PolicyChecker {
       case .timeout(let literal): checkDuration(.timeout, literal, at: place)
       case .budget(let number): checkBudget(number, at: place)
       case .hedge(let syntax): checkHedge(syntax, at: place)
+      case .breaker(let syntax): checkBreaker(syntax, at: place)
       }
     }
     endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
@@ -160,7 +166,7 @@ struct PolicyChecker {
     guard !hasErrors, !isIncomplete, !rules.isEmpty else { return nil }
     return CompiledPolicy(
       name: name, rules: rules, deadline: deadline, attemptTimeout: attemptTimeout,
-      budgetRatio: budgetRatio, hedge: hedge)
+      budgetRatio: budgetRatio, hedge: hedge, breaker: breaker)
   }
 
   // MARK: Lines

@@ -39,8 +39,16 @@ extension CompiledPolicy: CustomStringConvertible {
     case .timeout: attemptTimeout?.policyText
     case .budget: budgetRatio.map { Self.percentText($0) + "%" }
     case .hedge: hedge.map { "\($0.count) \(Keyword.after.text) " + $0.delay.policyText }
+    case .breaker: breaker.map(Self.breakerText)
     default: nil
     }
+  }
+
+  /// The arguments of `breaker`, every setting written out: `50% over 30s min 20 for 5s`.
+  private static func breakerText(_ breaker: CircuitBreakerPolicy) -> String {
+    "\(breaker.failurePercent)% \(BreakerWord.over.text) \(breaker.window.policyText)"
+      + " \(BreakerWord.min.text) \(breaker.minimumAttempts)"
+      + " \(BreakerWord.for.text) \(breaker.openDuration.policyText)"
   }
 
   /// A fraction as the percentage that compiles back to it: 0.1 → `10`, 0.075 → `7.5`.

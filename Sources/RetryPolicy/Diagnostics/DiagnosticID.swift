@@ -116,6 +116,8 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
   public static let hedgeCountOutOfRange = DiagnosticID(catalogued: "hedge-count-out-of-range")
   /// A rule clause that has no meaning under `hedge` (a delay, jitter, cap or hook).
   public static let hedgeConflict = DiagnosticID(catalogued: "hedge-conflict")
+  /// A setting of `breaker` outside its range (`P`, `over`, `min` or `for`).
+  public static let breakerOutOfRange = DiagnosticID(catalogued: "breaker-out-of-range")
   /// Two policies with one name in a file.
   public static let duplicatePolicy = DiagnosticID(catalogued: "duplicate-policy")
   /// An error class outside the host's vocabulary.
@@ -172,7 +174,8 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
     .expectedPolicy, .expectedRetry, .emptyPolicy, .duplicateClause, .conflictingDelay,
     .foreverWithoutWithin, .countTooLarge, .factorBelowOne, .factorTooLarge, .jitterOutOfRange,
     .jitterWithoutDelay, .zeroDuration, .durationTooLong, .budgetOutOfRange, .hedgeCountOutOfRange,
-    .hedgeConflict, .duplicatePolicy, .unknownErrorClass, .unknownHook, .classInOnAndExcept,
+    .hedgeConflict, .breakerOutOfRange, .duplicatePolicy, .unknownErrorClass, .unknownHook,
+    .classInOnAndExcept,
     .invalidStatusCode, .invalidStatusClass, .capBelowFirstDelay, .unreachableRule, .factorOfOne,
     .zeroDelay, .capWithoutDelay, .timeoutNotBelowDeadline, .firstGivenHere, .blockOpensHere,
     .diagnosticsOmitted,

@@ -99,6 +99,17 @@ extension DiagnosticMessage {
       "budget \(excerpt(text))% is out of range; it must be above 0% and at most 100%")
   }
 
+  /// `breaker-out-of-range`: a setting of `breaker` outside its range; `setting` is empty for
+  /// the percentage, else `over`, `min` or `for`, and `written` the value as written.
+  static func breakerOutOfRange(_ setting: String, _ written: String, range: String)
+    -> DiagnosticMessage
+  {
+    let thing =
+      setting.isEmpty ? "breaker \(excerpt(written))" : "breaker '\(setting)' \(excerpt(written))"
+    return DiagnosticMessage(
+      .breakerOutOfRange, .error, "\(thing) is out of range; it must be \(range)")
+  }
+
   /// `duplicate-policy`: a second policy of the same name in a file.
   static func duplicatePolicy(_ name: String) -> DiagnosticMessage {
     DiagnosticMessage(

@@ -201,6 +201,14 @@ extension DiagnosticMessage {
     )
   }
 
+  /// `expected-count`: `min` in a `breaker` clause without a whole number.
+  package static func expectedBreakerMinimum() -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedCount, .error,
+      "expected a whole number of attempts after '\(BreakerWord.min.text)', such as '\(Keyword.breaker.text) 50% \(BreakerWord.min.text) 20'"
+    )
+  }
+
   /// `expected-policy-name`: `policy` without a name.
   package static func expectedPolicyName(keyword: String? = nil) -> DiagnosticMessage {
     let reason =

@@ -110,6 +110,11 @@ package enum CanonicalPrinter {
     case .budget(let percent): "\(normalizedNumber(percent.text))%"
     case .hedge(let hedge):
       "\(hedge.count.map(String.init) ?? "0") \(Keyword.after.text) \(print(hedge.delay))"
+    case .breaker(let breaker):
+      "\(normalizedNumber(breaker.percent.text))%"
+        + (breaker.window.map { " \(BreakerWord.over.text) " + print($0) } ?? "")
+        + (breaker.minimum.map { " \(BreakerWord.min.text) " + normalizedNumber($0.text) } ?? "")
+        + (breaker.openDuration.map { " \(BreakerWord.for.text) " + print($0) } ?? "")
     }
   }
 

@@ -13,7 +13,7 @@ package enum Keyword: String, Sendable, Hashable, CaseIterable {
   case policy, retry, forever, on, except, immediately, delay, backoff, delays, jitter
   case full, equal, decorrelated, max, after, honoring
   case retryAfter = "retry-after"
-  case within, timeout, budget, x, hedge
+  case within, timeout, budget, x, hedge, breaker
 
   /// The keyword as written in policy text.
   package var text: String { rawValue }
@@ -28,10 +28,19 @@ package enum Keyword: String, Sendable, Hashable, CaseIterable {
   var isPolicyWide: Bool { clause?.isPolicyWide ?? false }
 }
 
+/// A word that is a keyword only inside `breaker P% [over D] [min N] [for D]`; elsewhere it
+/// is an ordinary name, so policies and hooks called `over`, `min` or `for` stay legal.
+package enum BreakerWord: String, Sendable, Hashable, CaseIterable {
+  case over, min, `for`
+
+  /// The word as written in policy text.
+  package var text: String { rawValue }
+}
+
 /// One clause of the language, in canonical order: the order of `ClauseTable.entries`.
 package enum Clause: Int, Sendable, Hashable, CaseIterable, Comparable {
   case on, except, immediately, delay, backoff, delays, jitter, max, after, honoringRetryAfter
-  case within, timeout, budget, hedge
+  case within, timeout, budget, hedge, breaker
 
   /// The clause's entry in the table.
   package var spec: ClauseSpec { ClauseTable.entries[rawValue] }
@@ -84,6 +93,8 @@ package struct ClauseSpec: Sendable {
     case percent
     /// A count and a duration: `N after D`.
     case countAfterDuration
+    /// A percentage and optional settings: `P% [over D] [min N] [for D]`.
+    case breaker
   }
 
   /// The clause.
@@ -186,6 +197,14 @@ package enum ClauseTable {
       limits: "N 1 … 10; D 0 … 10000h",
       argumentSnippet: "${1:2} \(Keyword.after.rawValue) ${2:100ms}",
       summary: "up to N extra concurrent attempts, one every D"),
+    ClauseSpec(
+      clause: .breaker, keywords: [.breaker], scope: .policyWide, arguments: .breaker,
+      requiresPositiveDuration: true,
+      limits: "P 1 … 100; over 1s … 24h (30s); min 1 … 1000000 (20); for 100ms … 24h (5s)",
+      argumentSnippet:
+        "${1:50}% \(BreakerWord.over.rawValue) ${2:30s} \(BreakerWord.min.rawValue) ${3:20}"
+        + " \(BreakerWord.for.rawValue) ${4:5s}",
+      summary: "stops calling while P% of recent attempts fail, then lets one probe through"),
   ]
 
   /// The clause `keyword` starts, if any.

@@ -206,6 +206,10 @@ extension PolicyParser {
       guard let hedge = parseHedge() else { return false }
       append(.hedge(hedge), at: keywordRange)
       return true
+    case .breaker:
+      guard let breaker = parseBreaker() else { return false }
+      append(.breaker(breaker), at: keywordRange)
+      return true
     case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
       return false
     }
@@ -234,6 +238,38 @@ extension PolicyParser {
     advance()
     guard let delay = parseDuration(after: Keyword.after.text) else { return nil }
     return HedgeSyntax(count: count, countRange: countRange, delay: delay)
+  }
+
+  /// Parses `P% [over D] [min N] [for D]` after `breaker`; `over`, `min` and `for` are words
+  /// of this clause only, read in this order.
+  mutating func parseBreaker() -> BreakerSyntax? {
+    guard let percent = parsePercent(after: Keyword.breaker.text) else { return nil }
+    var breaker = BreakerSyntax(percent: percent)
+    if isBreakerWord(.over) {
+      advance()
+      guard let window = parseDuration(after: BreakerWord.over.text) else { return nil }
+      breaker.window = window
+    }
+    if isBreakerWord(.min) {
+      advance()
+      guard token.kind == .number, !token.hasFraction else {
+        if token.kind != .error { report(.expectedBreakerMinimum(), at: token.range) }
+        if token.kind == .number { advance() }
+        return nil
+      }
+      breaker.minimum = parseNumber()
+    }
+    if isBreakerWord(.for) {
+      advance()
+      guard let open = parseDuration(after: BreakerWord.for.text) else { return nil }
+      breaker.openDuration = open
+    }
+    return breaker
+  }
+
+  /// Whether the current token is `word`, a word of the `breaker` clause.
+  func isBreakerWord(_ word: BreakerWord) -> Bool {
+    token.kind == .word && token.keyword == nil && text == word.text
   }
 
   /// Appends a clause whose keyword stands at `keywordRange` and which ends with the last

@@ -162,6 +162,8 @@ package struct ClauseSyntax: Sendable, Hashable {
     case budget(NumberLiteralSyntax)
     /// `hedge N after D` (policy-wide).
     case hedge(HedgeSyntax)
+    /// `breaker P% [over D] [min N] [for D]` (policy-wide).
+    case breaker(BreakerSyntax)
   }
 
   /// The clause and its arguments.
@@ -194,6 +196,7 @@ package struct ClauseSyntax: Sendable, Hashable {
     case .timeout: .timeout
     case .budget: .budget
     case .hedge: .hedge
+    case .breaker: .breaker
     }
   }
 
@@ -217,6 +220,28 @@ package struct HedgeSyntax: Sendable, Hashable {
     self.count = count
     self.countRange = countRange
     self.delay = delay
+  }
+}
+
+/// The arguments of `breaker P% [over D] [min N] [for D]`; an omitted setting is nil.
+package struct BreakerSyntax: Sendable, Hashable {
+  /// The failure percentage, `P`.
+  package var percent: NumberLiteralSyntax
+  /// `over D`: the window.
+  package var window: DurationLiteralSyntax?
+  /// `min N`: the fewest attempts; its number as written.
+  package var minimum: NumberLiteralSyntax?
+  /// `for D`: how long the circuit stays open.
+  package var openDuration: DurationLiteralSyntax?
+
+  package init(
+    percent: NumberLiteralSyntax, window: DurationLiteralSyntax? = nil,
+    minimum: NumberLiteralSyntax? = nil, openDuration: DurationLiteralSyntax? = nil
+  ) {
+    self.percent = percent
+    self.window = window
+    self.minimum = minimum
+    self.openDuration = openDuration
   }
 }
 

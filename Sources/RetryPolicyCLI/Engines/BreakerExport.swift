@@ -54,7 +54,6 @@ extension GRPCExport {
 }
 
 extension ExportLocator {
-  /// Where a warning about the breaker points: the policy's body, until `breaker` is a clause
-  /// of the language with a range of its own.
-  var breakerRange: SourceRange { checked.bodyRange }
+  /// Where a warning about the breaker points: the policy's `breaker` clause.
+  var breakerRange: SourceRange { policyWide(.breaker) }
 }

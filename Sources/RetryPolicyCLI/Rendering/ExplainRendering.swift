@@ -182,7 +182,7 @@ package enum ExplainRendering {
         } ?? "none"
       ))
     if let hedge = policy.hedge { rows.append((Keyword.hedge.text, hedgeText(hedge))) }
-    if let breaker = policy.breaker { rows.append(("breaker", breakerText(breaker))) }
+    if let breaker = policy.breaker { rows.append((Keyword.breaker.text, breakerText(breaker))) }
     return labeled(rows, indent: "")
   }
 

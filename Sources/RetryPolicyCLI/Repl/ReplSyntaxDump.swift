@@ -82,6 +82,14 @@ enum ReplSyntaxDump {
         "count \(hedge.count.map(String.init) ?? "?")  \(hedge.countRange)",
         duration(hedge.delay),
       ]
+    case .breaker(let breaker):
+      var result = ["percent \(breaker.percent.text)%  \(breaker.percent.range)"]
+      if let window = breaker.window { result.append("over " + duration(window)) }
+      if let minimum = breaker.minimum {
+        result.append("min \(minimum.text)  \(minimum.range)")
+      }
+      if let open = breaker.openDuration { result.append("for " + duration(open)) }
+      return result
     }
   }
 
