@@ -145,5 +145,9 @@ struct BreakerSyntaxTests {
     #expect(policy.rules.first?.hook == "min")
     #expect(policy.breaker?.minimumAttempts == 2)
     #expect(diagnosticsOf("retry 2 on breaker").first == "1:12 expected-name")
+    let file = analyze(
+      policyFile: "policy over = retry 1 breaker 5%\npolicy for = retry 2 on min\n")
+    #expect(file.diagnostics.isEmpty)
+    #expect(file.policies.count == 2)
   }
 }
