@@ -3,8 +3,9 @@
 // check that the printed text reads back), and whatever it imports is exported again with
 // `export --to grpc` (with the records the import wrote) and written as JSON. It looks for a
 // crash, a hang or a trap on arithmetic, and for the one property the import checks itself: a
-// config that passes every check prints text that reads back as its policies. Built by `.ci/fuzz grpc` with `swiftc` over the library's sources and the CLI's
-// gRPC engine files, all in one module.
+// config that passes every check prints text that reads back as its policies. Built by
+// `.ci/fuzz grpc` with `swiftc` over the library's sources and the CLI's gRPC engine files,
+// all in one module.
 
 /// Runs one fuzz input through gRPC import and export; libFuzzer calls it.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -21,13 +22,13 @@ public func fuzzGRPCConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     }
     return 0
   }
-  let file = Parser.parseFile(imported.text).0
-  let records = file.comments.compactMap { GRPCRecord.read($0.text) }
+  let analysis = analyze(policyFile: imported.text)
+  let records = analysis.syntax.comments.compactMap { GRPCRecord.read($0.text) }
   var items: [GRPCExport.Item] = []
-  for (index, (policy, declaration)) in zip(imported.policies, file.policies).enumerated() {
+  for (index, checked) in analysis.checked.enumerated() {
     items.append(
       GRPCExport.Item(
-        policy: policy, locator: ExportLocator(body: declaration.body), names: nil,
+        policy: checked.policy, locator: ExportLocator(checked), names: nil,
         record: index < records.count ? records[index] : nil))
   }
   let result = GRPCExport.export(items)

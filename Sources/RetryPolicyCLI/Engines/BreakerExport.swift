@@ -22,7 +22,7 @@ extension EnvoyExport {
         + " whole proxy, not a circuit per client; it counts over fixed intervals of"
         + " \(breaker.window.policyText), not a sliding window, and doubles the ejection time of"
         + " a host ejected again; there is no single half-open probe",
-      at: locator.breakerRange)
+      at: locator.policyWide(.breaker))
     return JSONMember(
       "outlier_detection",
       .object([
@@ -38,22 +38,4 @@ extension EnvoyExport {
         JSONMember("enforcing_success_rate", .int(0)),
       ]))
   }
-}
-
-extension GRPCExport {
-  /// gRPC's service config has no circuit breaker: the clause is left out, with a note.
-  static func noteBreaker(
-    _ policy: CompiledPolicy, locator: ExportLocator, result: inout ExportResult
-  ) {
-    guard policy.breaker != nil else { return }
-    result.note(
-      "gRPC's service config has no circuit breaker: 'breaker' is left out; keep a"
-        + " CircuitBreaker in the client",
-      at: locator.breakerRange)
-  }
-}
-
-extension ExportLocator {
-  /// Where a warning about the breaker points: the policy's `breaker` clause.
-  var breakerRange: SourceRange { policyWide(.breaker) }
 }
