@@ -24,6 +24,7 @@ import grpc
 import yaml
 from google.protobuf import json_format
 from envoy.config.cluster.v3 import circuit_breaker_pb2
+from envoy.config.cluster.v3 import outlier_detection_pb2
 from envoy.config.route.v3 import route_components_pb2
 
 TOOL = sys.argv[1]
@@ -237,9 +238,15 @@ def check_envoy(text, label):
     json_format.ParseDict(route, route_components_pb2.RouteAction())
     if "retry_policy" in route:
         json_format.ParseDict(route["retry_policy"], route_components_pb2.RetryPolicy())
-    if "cluster" in document:
+    cluster = document.get("cluster", {})
+    if "circuit_breakers" in cluster:
+        json_format.ParseDict(cluster["circuit_breakers"], circuit_breaker_pb2.CircuitBreakers())
+    if "outlier_detection" in cluster:
+        # The breaker (issue 25): failure-percentage ejection, parsed strictly.
         json_format.ParseDict(
-            document["cluster"]["circuit_breakers"], circuit_breaker_pb2.CircuitBreakers())
+            cluster["outlier_detection"], outlier_detection_pb2.OutlierDetection())
+    unknown = set(cluster) - {"circuit_breakers", "outlier_detection"}
+    assert not unknown, f"{label}: unknown cluster fields {unknown}"
 
 
 def check_rejects_unknown():
@@ -300,7 +307,8 @@ def main():
         ok = check_grpc(server)
         print("== gRPC: grpcio's delays vs 'explain --json' ranges of the imported policy")
         ok &= check_delays(server)
-        print("== Envoy: exports parsed strictly into RouteAction / RetryPolicy / CircuitBreakers")
+        print("== Envoy: exports parsed strictly into RouteAction / RetryPolicy / CircuitBreakers"
+              " / OutlierDetection")
         assert check_rejects_unknown(), "ParseDict accepted an unknown field"
         for policy in [
             "retry 3 on unavailable backoff 100ms x2 jitter 20% max 1s timeout 2s within 10s"
@@ -308,6 +316,8 @@ def main():
             "retry 2 on unavailable, timeout hedge 2 after 50ms",
             "retry 5 on serverError backoff 1s x1.5 jitter 10% max 30s honoring retry-after",
             "retry forever backoff 1s within 1m",
+            "retry 3 on unavailable backoff 100ms breaker 50% over 10s min 5 for 2s",
+            "retry 3 on unavailable backoff 100ms budget 10% breaker 25%",
         ]:
             check_envoy([policy], policy)
             print(f"parsed: {policy}")

@@ -261,3 +261,28 @@ private final class Counter: Sendable {
   func increment() { count.withLock { $0 += 1 } }
   var value: Int { count.withLock { $0 } }
 }
+
+@Suite("Live policies: breakers across reloads")
+struct PolicyStoreBreakerTests {
+  @Test("a reload that changes a delay keeps the circuit; one that changes 'breaker' starts fresh")
+  func breakerOutlivesReload() throws {
+    let folder = try Folder()
+    let path = try folder.write("p.retry", "policy a = retry 3 delay 1s breaker 50% for 5s\n")
+    let store = try PolicyStore(path: path)
+    let first = try #require(store.breaker(named: "a"))
+    first.isolate()
+    try folder.write("p.retry", "policy a = retry 3 delay 2s breaker 50% for 5s\n")
+    #expect(store.reload().changedPolicies == ["a"])
+    let kept = try #require(store.breaker(named: "a"))
+    #expect(kept === first)
+    #expect(kept.state == .open)
+    try folder.write("p.retry", "policy a = retry 3 delay 2s breaker 25% for 5s\n")
+    #expect(store.reload().isApplied)
+    let fresh = try #require(store.breaker(named: "a"))
+    #expect(fresh !== first)
+    #expect(fresh.state == .closed)
+    try folder.write("p.retry", "policy a = retry 3 delay 2s\n")
+    #expect(store.reload().isApplied)
+    #expect(store.breaker(named: "a") == nil)
+  }
+}
