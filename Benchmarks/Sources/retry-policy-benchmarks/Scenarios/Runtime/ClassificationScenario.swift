@@ -43,13 +43,23 @@ func reportMatchingCost(
   }
 }
 
-/// An operation that throws a given error a set number of times, then returns.
+/// An operation that throws a set number of times, then returns: the error `make` gives for
+/// a running count; with `varies`, every failure throws a value never thrown before.
 final class FailingOperation: @unchecked Sendable {
-  private let error: any Error
+  // Sound: one variant's iterations call it one after another.
+  private let make: (Int) -> any Error
+  private let varies: Bool
   private var remaining = 0
+  private var count = 0
 
-  init(error: any Error) {
-    self.error = error
+  init(varies: Bool = false, _ make: @escaping (Int) -> any Error) {
+    self.make = make
+    self.varies = varies
+  }
+
+  /// Throws `error` on every failure.
+  convenience init(error: any Error) {
+    self.init { _ in error }
   }
 
   /// Fails the next `failures` calls.
@@ -61,7 +71,8 @@ final class FailingOperation: @unchecked Sendable {
   func callAsFunction() async throws -> Int {
     if remaining > 0 {
       remaining -= 1
-      throw error
+      if varies { count &+= 1 }
+      throw make(count)
     }
     return 1
   }

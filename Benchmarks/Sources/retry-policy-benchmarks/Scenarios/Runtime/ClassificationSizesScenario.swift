@@ -19,35 +19,6 @@ private enum WideError: Error {
   case notFound
 }
 
-/// An operation that throws the error `make` gives for a running count a set number of
-/// times, then returns: with `varies`, every failure throws a value never thrown before.
-private final class MakingOperation: @unchecked Sendable {
-  // Sound: one variant's iterations call it one after another.
-  private let make: (Int) -> any Error
-  private let varies: Bool
-  private var remaining = 0
-  private var count = 0
-
-  init(varies: Bool, _ make: @escaping (Int) -> any Error) {
-    self.make = make
-    self.varies = varies
-  }
-
-  func reset(failures: Int) {
-    remaining = failures
-  }
-
-  @inline(never)
-  func callAsFunction() async throws -> Int {
-    if remaining > 0 {
-      remaining -= 1
-      if varies { count &+= 1 }
-      throw make(count)
-    }
-    return 1
-  }
-}
-
 /// Matching `serverError` by case name for enums of 9, 24 and 64 bytes, through `policy.run`.
 ///
 /// The same value on every failure, and a value never seen before on every failure (a new
@@ -81,7 +52,7 @@ enum ClassificationSizesScenario {
         let label = "\(shape), \(varies ? "new code each failure" : "same value")"
         let titles = ["\(label), any error (baseline)", "\(label), on serverError"]
         let variants = zip(titles, [any, named]).map { title, policy in
-          let operation = MakingOperation(varies: varies, make)
+          let operation = FailingOperation(varies: varies, make)
           return Variant(title) { iterations in
             for _ in 0..<iterations {
               operation.reset(failures: failures)
