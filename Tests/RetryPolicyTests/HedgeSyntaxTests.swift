@@ -2,18 +2,6 @@ import Testing
 
 @testable import RetryPolicy
 
-/// The diagnostics of compiling `text`, as `LINE:COL id`.
-private func diagnosticsOf(_ text: String) -> [String] {
-  do {
-    _ = try compile(policy: text)
-    return []
-  } catch let error as PolicyCompileError {
-    return error.diagnostics.map { "\($0.line):\($0.column) \($0.id.rawValue)" }
-  } catch {
-    return ["\(error)"]
-  }
-}
-
 @Suite("Hedge clause: syntax, checks and compiled form")
 struct HedgeSyntaxTests {
   @Test(

@@ -93,33 +93,17 @@ public final class RetryBudget: Sendable {
 
 extension RetryBudget {
   /// The process-wide budgets of policies run without one, by policy value.
-  private static let byPolicy = DefaultBudgets()
+  private static let byPolicy = ProcessWideTable<RetryBudget>()
 
   /// The budget a run of `policy` draws on when its environment gives none.
   package static func standard(for policy: CompiledPolicy) -> RetryBudget {
-    byPolicy.budget(for: policy)
-  }
-}
-
-/// The process-wide budgets of policies run without one, created on first use.
-private final class DefaultBudgets: @unchecked Sendable {
-  // Sound: `budgets` is read and written only while `lock` is held.
-  private let lock = NSLock()
-  private var budgets: [CompiledPolicy: RetryBudget] = [:]
-
-  func budget(for policy: CompiledPolicy) -> RetryBudget {
     // A ratio set through the public `budgetRatio` property bypasses the initializer's clamp:
     // key by the ratio the budget uses, so that NaN (never equal to itself) finds its bucket.
     var policy = policy
     if let ratio = policy.budgetRatio, ratio.isNaN || !(0...1).contains(ratio) {
       policy.budgetRatio = RetryBudget.clampedRatio(ratio)
     }
-    lock.lock()
-    defer { lock.unlock() }
-    if let budget = budgets[policy] { return budget }
-    let budget = RetryBudget()
-    budgets[policy] = budget
-    return budget
+    return byPolicy.value(for: policy) { RetryBudget() }
   }
 }
 

@@ -1,8 +1,6 @@
-import Synchronization
-
 extension CircuitBreaker {
   /// The process-wide breakers of policies run without one, by policy value.
-  private static let byPolicy = DefaultBreakers()
+  private static let byPolicy = ProcessWideTable<CircuitBreaker>()
 
   /// The breaker a run of `policy` uses when its environment gives none: one per policy value
   /// for the life of the process, made on first use on `clock` (the system's monotonic clock
@@ -10,24 +8,8 @@ extension CircuitBreaker {
   package static func standard(
     for policy: CompiledPolicy, clock: any Clock<Duration>
   ) -> CircuitBreaker {
-    byPolicy.breaker(for: policy) {
+    byPolicy.value(for: policy) {
       clock is ContinuousClock ? CircuitBreaker() : CircuitBreaker(clock: clock)
-    }
-  }
-}
-
-/// The process-wide breakers of policies run without one, created on first use.
-private final class DefaultBreakers: Sendable {
-  private let breakers = Mutex<[CompiledPolicy: CircuitBreaker]>([:])
-
-  func breaker(
-    for policy: CompiledPolicy, making make: () -> CircuitBreaker
-  ) -> CircuitBreaker {
-    breakers.withLock { breakers in
-      if let breaker = breakers[policy] { return breaker }
-      let breaker = make()
-      breakers[policy] = breaker
-      return breaker
     }
   }
 }

@@ -1,0 +1,22 @@
+import Foundation
+
+/// One object per compiled policy value for the life of the process, made on first use: the
+/// default ``RetryBudget`` and ``CircuitBreaker`` of a policy that is run without one.
+///
+/// Equal policies (every copy, and the same text compiled twice) share their object. See
+/// <doc:ProcessWideState> for why these tables exist and what they cost.
+final class ProcessWideTable<Value: AnyObject & Sendable>: @unchecked Sendable {
+  // Sound: `values` is read and written only while `lock` is held.
+  private let lock = NSLock()
+  private var values: [CompiledPolicy: Value] = [:]
+
+  /// The object of `policy`, made by `make` the first time it is asked for.
+  func value(for policy: CompiledPolicy, making make: () -> Value) -> Value {
+    lock.lock()
+    defer { lock.unlock() }
+    if let value = values[policy] { return value }
+    let value = make()
+    values[policy] = value
+    return value
+  }
+}
