@@ -29,6 +29,8 @@ let package = Package(
     .target(name: "RetryPolicyHTTP", dependencies: ["RetryPolicy"]),
     // A local HTTP/1.1 server on the platform's sockets, for RetryPolicyHTTPTests; no product.
     .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer"),
+    // What the test targets share: the package's root folder and a stepping clock; no product.
+    .target(name: "RetryPolicyTestSupport", path: "Tests/RetryPolicyTestSupport"),
     .target(name: "RetryPolicyCLI", dependencies: ["RetryPolicy", "RetryPolicySimulation"]),
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
     .testTarget(
@@ -56,13 +58,15 @@ let package = Package(
       dependencies: ["retry-policy"]),
     .testTarget(
       name: "RetryPolicyTests",
-      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicySimulation"]
+      dependencies: [
+        "RetryPolicy", "RetryPolicyTesting", "RetryPolicySimulation", "RetryPolicyTestSupport",
+      ]
     ),
     .testTarget(
       name: "RetryPolicyCLITests",
       dependencies: [
         "RetryPolicyCLI", "RetryPolicy", "RetryPolicySimulation", "RetryPolicyTesting",
-        "retry-policy",
+        "RetryPolicyTestSupport", "retry-policy",
       ],
       exclude: ["Golden"]
     ),

@@ -13,10 +13,6 @@ private func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
   return condition()
 }
 
-private enum RPCError: Error {
-  case unavailable
-}
-
 @Suite("Runtime: waits on the system clocks free their memory when they end")
 struct RuntimeWaitTests {
   @Test("a retry's delay, cancelled during the wait, frees its timer at once")

@@ -10,11 +10,6 @@ import Testing
 struct LanguageServerCoalescingTests {
   static let uri = "file:///big.retry"
 
-  static func framed(_ object: [String: Any]) throws -> [UInt8] {
-    let body = try JSONSerialization.data(withJSONObject: object)
-    return Array("Content-Length: \(body.count)\r\n\r\n".utf8) + Array(body)
-  }
-
   static func change(_ text: String, version: Int, uri: String = uri) throws -> [UInt8] {
     try framed([
       "jsonrpc": "2.0", "method": "textDocument/didChange",
@@ -67,7 +62,7 @@ struct LanguageServerCoalescingTests {
   @Test("100 changes of a 1 MB document waiting, then a hover: one analysis, of the last")
   func hundredChanges() throws {
     var connection = try Self.initialized()
-    var stream = try Self.framed([
+    var stream = try framed([
       "jsonrpc": "2.0", "method": "textDocument/didOpen",
       "params": [
         "textDocument": [
@@ -119,7 +114,7 @@ struct LanguageServerCoalescingTests {
     var ordered = Self.objects(connection.receive(held))
     #expect(ordered.isEmpty)
     ordered = Self.objects(
-      connection.receive(try Self.framed(["jsonrpc": "2.0", "id": 10, "method": "shutdown"])))
+      connection.receive(try framed(["jsonrpc": "2.0", "id": 10, "method": "shutdown"])))
     #expect(Self.publishedVersions(ordered) == [9])
     #expect(ordered.last?["id"] as? Int == 10)
   }

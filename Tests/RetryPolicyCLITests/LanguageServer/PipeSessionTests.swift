@@ -18,12 +18,6 @@ struct LanguageServerSessionTests {
 
     """
 
-  /// A message with its `Content-Length` header.
-  static func framed(_ message: Object) throws -> Data {
-    let body = try JSONSerialization.data(withJSONObject: message)
-    return Data("Content-Length: \(body.count)\r\n\r\n".utf8) + body
-  }
-
   static func request(_ id: Int, _ method: String, _ params: Object) -> Object {
     ["jsonrpc": "2.0", "id": id, "method": method, "params": params]
   }
@@ -48,7 +42,7 @@ struct LanguageServerSessionTests {
     process.standardOutput = output
     try process.run()
     // The input is a few kilobytes: it fits in the pipe before anything is read back.
-    for message in messages { input.fileHandleForWriting.write(try framed(message)) }
+    for message in messages { input.fileHandleForWriting.write(Data(try framed(message))) }
     try input.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -1,5 +1,6 @@
 import RetryPolicy
 import RetryPolicySimulation
+import RetryPolicyTestSupport
 import RetryPolicyTesting
 import Testing
 
@@ -193,26 +194,6 @@ struct RuntimePromiseTests {
       let schedule = rule.schedule(limit: limit)
       #expect(schedule.entries.count <= Swift.max(0, Swift.min(limit, 10_000)))
     }
-  }
-}
-
-/// A clock of its own instant type that moves one second on each sleep.
-final class SteppingClock: Clock, @unchecked Sendable {
-  struct Instant: InstantProtocol {
-    var seconds: Int64
-    func advanced(by duration: Duration) -> Instant {
-      Instant(seconds: seconds + duration.components.seconds)
-    }
-    func duration(to other: Instant) -> Duration { .seconds(other.seconds - seconds) }
-    static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.seconds < rhs.seconds }
-  }
-
-  private let current = Locked(Instant(seconds: 0))
-  var now: Instant { current.withLock { $0 } }
-  var minimumResolution: Duration { .seconds(1) }
-
-  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-    current.withLock { $0 = Swift.max($0, deadline) }
   }
 }
 

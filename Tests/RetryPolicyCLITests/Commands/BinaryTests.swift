@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicyTestSupport
 import Testing
 
 @testable import RetryPolicyCLI
@@ -34,8 +35,7 @@ struct EndToEndTests {
   }
 
   /// The package's root folder, where `Samples/` is.
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let root = packageRoot
 
   static let worked = "retry 5 on serverError backoff 1s x1.5 jitter 10%"
 

@@ -7,11 +7,6 @@ import Testing
 /// The message framer on hostile streams: it recovers after a bad header and never traps.
 @Suite("Language server: framing that recovers from bad headers")
 struct LanguageServerFramingTests {
-  /// A framed message with a correct header.
-  static func framed(_ body: String) -> [UInt8] {
-    Array("Content-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
-  }
-
   /// Ten well-formed `documentSymbol` requests, ids 1 to 10, after an open document.
   static let tenRequests: [UInt8] = (1...10).flatMap { id in
     framed(

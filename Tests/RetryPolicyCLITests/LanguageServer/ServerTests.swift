@@ -199,7 +199,7 @@ struct LanguageServerTests {
     ])
     var framer = MessageFramer()
     let openBody = Array(JSONWriter(isPretty: false).write(open).utf8)
-    framer.append(Array("Content-Length: \(openBody.count)\r\n\r\n".utf8) + openBody)
+    framer.append(framed(openBody))
     guard case .message(let body)? = framer.next() else {
       Issue.record("the framer did not give the message back")
       return

@@ -3,10 +3,6 @@ import RetryPolicySimulation
 import RetryPolicyTesting
 import Testing
 
-private enum RPCError: Error {
-  case unavailable
-}
-
 /// The reasons of `gaveUp` events and the outcomes of summaries, which must agree.
 private func reasons(_ recorder: RetryEventRecorder) -> ([RetryStopReason], [RetryOutcome]) {
   let gaveUp = recorder.events.compactMap { event -> RetryStopReason? in

@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicyTestSupport
 import Testing
 
 @testable import RetryPolicy
@@ -8,9 +9,7 @@ import Testing
 struct GrammarTests {
   typealias Object = [String: Any]
 
-  static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Grammar/retry-policy.tmLanguage.json")
+  static let url = packageRoot.appendingPathComponent("Grammar/retry-policy.tmLanguage.json")
 
   static func grammar() throws -> Object {
     let data = try Data(contentsOf: url)
@@ -110,9 +109,7 @@ struct GrammarTests {
 /// The clause table of Grammar/README.md against the clause table of the code.
 @Suite("Clause table")
 struct ClauseTableTests {
-  static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Grammar/README.md")
+  static let readme = packageRoot.appendingPathComponent("Grammar/README.md")
 
   /// The rows of the README's clause table: the clause as written and its kind.
   static func readmeRows() throws -> [(written: String, kind: String)] {
@@ -167,8 +164,7 @@ struct ClauseTableTests {
 
   @Test("no source file but the clause table spells a keyword as a string literal")
   func keywordsAreSpelledOnce() throws {
-    let sources = Self.readme.deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Sources")
+    let sources = packageRoot.appendingPathComponent("Sources")
     let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
     var found: [String] = []
     for case let path as String in enumerator where path.hasSuffix(".swift") {

@@ -1,11 +1,10 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyTestSupport
 import Testing
 
 /// The package's `Samples` folder, found from this file's path.
-private let samples = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  .appendingPathComponent("Samples")
+private let samples = packageRoot.appendingPathComponent("Samples")
 
 private func sampleText(_ path: String) throws -> String {
   try String(contentsOf: samples.appendingPathComponent(path), encoding: .utf8)

@@ -1,9 +1,9 @@
 import Foundation
+import RetryPolicyTestSupport
 import Testing
 
 /// The documents that describe the runtime, read from the package's sources.
-private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .deletingLastPathComponent().deletingLastPathComponent()
+private let root = packageRoot
 
 /// The document's text, its runs of white space as single spaces and without `**`.
 private func read(_ path: String) throws -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicySimulation
+import RetryPolicyTestSupport
 import RetryPolicyTesting
 import Synchronization
 import Testing
@@ -288,8 +289,7 @@ struct FormatCommandTests {
 
   @Test("formatting keeps the compiled policies of every sample")
   func samplesKeepMeaning() throws {
-    let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples")
+    let samples = packageRoot.appendingPathComponent("Samples")
     let files = PolicyInput.expand([samples.path], context: ToolRunner.context()).files
     #expect(!files.isEmpty)
     for path in files.map(\.name) where !path.contains("/mistakes/") {
@@ -440,29 +440,5 @@ struct CheckWatchTests {
     let result = await CommandLineTool.run(arguments: ["check", "--watch", "-"])
     #expect(result.status == 2)
     #expect(result.standardError.hasPrefix("retry-policy: error: '--watch' needs files"))
-  }
-}
-
-/// A clock whose sleeps return at once, each after calling `onSleep` with its number (1, 2, …).
-private final class SteppingClock: Clock, Sendable {
-  typealias Instant = ImmediateClock.Instant
-  private let base = ImmediateClock()
-  private let steps = Mutex(0)
-  private let onSleep: @Sendable (Int) -> Void
-
-  init(onSleep: @escaping @Sendable (Int) -> Void) {
-    self.onSleep = onSleep
-  }
-
-  var now: Instant { base.now }
-  var minimumResolution: Duration { base.minimumResolution }
-
-  func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-    let step = steps.withLock { count in
-      count += 1
-      return count
-    }
-    onSleep(step)
-    try await base.sleep(until: deadline, tolerance: tolerance)
   }
 }

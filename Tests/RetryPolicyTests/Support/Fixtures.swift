@@ -20,6 +20,11 @@ enum StorageError: Error, CustomStringConvertible {
 
 struct ConnectionLost: Error, Equatable {}
 
+/// A remote call's failure, for tests that need one error and nothing more.
+enum RPCError: Error {
+  case unavailable
+}
+
 /// A class error and a subclass, for matching by superclass name.
 class BaseServiceError: Error, @unchecked Sendable {}
 final class QuotaError: BaseServiceError, @unchecked Sendable {}

@@ -1,14 +1,14 @@
 import Foundation
+import RetryPolicyTestSupport
 import Testing
 
-/// Golden files: expected output stored under `Golden/` next to this file.
+/// Golden files: expected output stored under `Tests/RetryPolicyCLITests/Golden/`.
 ///
 /// Run the tests with `UPDATE_GOLDEN=1` to write the files from the current output (then
 /// review the diff).
 enum Golden {
   /// The folder of the golden files.
-  static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("Golden")
+  static let folder = packageRoot.appendingPathComponent("Tests/RetryPolicyCLITests/Golden")
 
   /// Compares `actual` with the golden file `name`, or writes it when updating.
   static func check(

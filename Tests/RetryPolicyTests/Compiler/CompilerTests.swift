@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicyTestSupport
 import Testing
 
 @testable import RetryPolicy
@@ -359,8 +360,7 @@ struct CompileTextTests {
   }
 
   /// The package's root, found from this file's path.
-  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+  static let packageRoot = RetryPolicyTestSupport.packageRoot
 
   @Test("every sample policy file compiles without an error")
   func samples() throws {

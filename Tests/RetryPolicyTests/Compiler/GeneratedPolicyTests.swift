@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyTestSupport
 import RetryPolicyTesting
 import Testing
 
@@ -7,8 +8,7 @@ import Testing
 ///
 /// `Generated/RetryPolicies+Samples.swift` is compiled from every sample and the generator's
 /// own fixture; `GenerateCommandTests` checks that it is up to date.
-private let root = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let root = packageRoot
 
 private func policyFiles() throws -> [URL] {
   let folders = ["Samples", "Tests/GeneratorFixtures"].map { root.appendingPathComponent($0) }
