@@ -3,6 +3,7 @@ import RetryPolicy
 import Testing
 
 @testable import RetryPolicyCLI
+@testable import RetryPolicyEngines
 
 // The gRPC conformance suite: service configs written for this suite from the cases of gRPC's
 // C-core test/core/client_channel/retry_service_config_test.cc and from gRFC A6's examples

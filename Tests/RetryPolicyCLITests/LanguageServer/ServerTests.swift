@@ -3,6 +3,7 @@ import RetryPolicy
 import Testing
 
 @testable import RetryPolicyCLI
+@testable import RetryPolicyEngines
 
 /// The language server's state machine, in-process: positions, robustness and completion.
 @Suite("Language server: positions, robustness, completion")

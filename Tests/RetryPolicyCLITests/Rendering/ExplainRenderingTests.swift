@@ -3,6 +3,7 @@ import RetryPolicy
 import Testing
 
 @testable import RetryPolicyCLI
+@testable import RetryPolicyEngines
 
 @Suite("Explain rendering")
 struct ExplainRenderingTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RetryPolicyCLI
+@testable import RetryPolicyEngines
 
 /// `explain` tells the truth: retry-after, ranges, `retry forever` and cancellation.
 @Suite("Explain tells the truth")

@@ -1,8 +1,10 @@
 /// Writes a ``JSONValue`` as block-style YAML: `key: value` lines, `- ` for array elements,
 /// strings double-quoted (JSON's escapes are YAML's), numbers, booleans and null as in JSON.
-struct YAMLWriter {
+package struct YAMLWriter {
+  package init() {}
+
   /// The value as YAML text, ending with a line end.
-  func write(_ value: JSONValue) -> String {
+  package func write(_ value: JSONValue) -> String {
     var output = ""
     switch value {
     case .object(let members) where !members.isEmpty:

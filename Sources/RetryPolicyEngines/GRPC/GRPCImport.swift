@@ -8,36 +8,38 @@ import RetryPolicy
 /// ``CompiledPolicy`` value, printed by the canonical printer; what the language cannot say
 /// (the method names, `maxTokens`) is kept in a record comment that `export --to grpc` reads
 /// back (``GRPCRecord``).
-enum GRPCImport {
+package enum GRPCImport {
   /// One problem with the config: the JSON path of the value and a lowercase phrase.
-  struct Problem: Error, Equatable, CustomStringConvertible {
+  package struct Problem: Error, Equatable, CustomStringConvertible {
     var path: String
     var message: String
-    var description: String { path.isEmpty ? message : path + ": " + message }
+    package var description: String { path.isEmpty ? message : path + ": " + message }
   }
 
   /// Why a config cannot be imported: every error found.
-  struct Failure: Error, Equatable {
-    var problems: [Problem]
+  package struct Failure: Error, Equatable {
+    package var problems: [Problem]
     /// Every problem's text, joined with `; ` (the CLI prints each one on its own line).
     var message: String { problems.map(\.description).joined(separator: "; ") }
   }
 
   /// What an import gives: the policy file and the warnings about it.
-  struct Imported: Equatable {
+  package struct Imported: Equatable {
     /// The policy file, as the canonical printer writes it.
-    var text: String
+    package var text: String
     /// Values changed on the way: clamped to gRPC's limits, names made valid.
-    var warnings: [Problem]
+    package var warnings: [Problem]
     /// The compiled policies the text holds, one per method config, in order.
-    var policies: [CompiledPolicy]
+    package var policies: [CompiledPolicy]
   }
 
   /// gRPC's jitter: every delay is multiplied by a uniform factor in [0.8, 1.2].
   static let jitter = Jitter.proportional(fraction: 0.2)
 
   /// The policy file for the service config in `bytes`; `header` lines become comments first.
-  static func policyFile(_ bytes: [UInt8], header: [String] = []) -> Result<Imported, Failure> {
+  package static func policyFile(
+    _ bytes: [UInt8], header: [String] = []
+  ) -> Result<Imported, Failure> {
     let root: JSONValue
     switch GRPCConfigJSON.parse(bytes) {
     case .success(let value): root = value
@@ -129,9 +131,14 @@ struct ImportedPolicy {
 }
 
 /// One entry of a method config's `name` list.
-struct GRPCMethodName: Equatable {
+package struct GRPCMethodName: Equatable {
   var service: String
   var method: String
+
+  package init(service: String, method: String) {
+    self.service = service
+    self.method = method
+  }
 }
 
 /// The `retryThrottling` of a config, as gRPC reads it.

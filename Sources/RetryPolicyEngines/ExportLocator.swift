@@ -3,11 +3,11 @@ import RetryPolicy
 /// Where the clauses of an exported policy stand in its text, so that each warning about an
 /// inexact mapping points at the clause it is about: read from the analysis's source ranges,
 /// never by parsing or matching text.
-struct ExportLocator {
+package struct ExportLocator {
   /// The policy and its ranges.
   let checked: CheckedPolicy
 
-  init(_ checked: CheckedPolicy) {
+  package init(_ checked: CheckedPolicy) {
     self.checked = checked
   }
 
@@ -42,11 +42,11 @@ struct ExportLocator {
 }
 
 /// What an export gives: the document, and what it could not say exactly.
-struct ExportResult {
+package struct ExportResult {
   /// The document to print.
-  var document: JSONValue
+  package var document: JSONValue
   /// One note per inexact mapping, at its clause.
-  var notes: [(range: SourceRange, message: String)] = []
+  package var notes: [(range: SourceRange, message: String)] = []
 
   mutating func note(_ message: String, at range: SourceRange) {
     notes.append((range, message))

@@ -7,7 +7,7 @@ import RetryPolicy
 /// under `hedge`), its `timeout` from `within`, `perAttemptRecvTimeout` from `timeout`, and
 /// `retryThrottling` from `budget`. Each clause gRPC does not run exactly as `explain`
 /// predicts adds a note; gRPC's own semantics are those of Grammar/Engines.md.
-enum GRPCExport {
+package enum GRPCExport {
   /// gRPC clients never make more attempts than this, whatever the config says.
   static let attemptCap = 5
   /// The `maxTokens` a `budget` exports with: retries stop below half of it, 10 tokens, the
@@ -15,18 +15,28 @@ enum GRPCExport {
   static let throttlingTokens = 20
 
   /// One policy to export, with what places it.
-  struct Item {
+  package struct Item {
     var policy: CompiledPolicy
     var locator: ExportLocator
     /// The `name` list: from `--service`/`--method`, else the record's, else `[{}]`.
     var names: [GRPCMethodName]?
     /// What an import kept beside the policy, if it was imported.
     var record: GRPCRecord?
+
+    package init(
+      policy: CompiledPolicy, locator: ExportLocator, names: [GRPCMethodName]?,
+      record: GRPCRecord?
+    ) {
+      self.policy = policy
+      self.locator = locator
+      self.names = names
+      self.record = record
+    }
   }
 
   /// A service config with one method config per item; `retryThrottling` from the first
   /// item with a `budget`.
-  static func export(_ items: [Item]) -> ExportResult {
+  package static func export(_ items: [Item]) -> ExportResult {
     var result = ExportResult(document: .null)
     var configs: [JSONValue] = []
     var throttling: (value: JSONValue, ratio: Double?)?
@@ -51,7 +61,7 @@ enum GRPCExport {
   }
 
   /// One policy's service config (the form the tests and `.ci/engines-e2e` use).
-  static func export(
+  package static func export(
     _ policy: CompiledPolicy, locator: ExportLocator, service: String?, method: String?
   ) -> ExportResult {
     let names = service.map { [GRPCMethodName(service: $0, method: method ?? "")] }
@@ -60,7 +70,7 @@ enum GRPCExport {
 
   /// Whether `text` is a name gRPC accepts for `--service` (dot-separated identifiers,
   /// `helloworld.Greeter`) or, with `isMethod`, for `--method` (one identifier).
-  static func isValidName(_ text: String, isMethod: Bool) -> Bool {
+  package static func isValidName(_ text: String, isMethod: Bool) -> Bool {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
     guard !parts.isEmpty, !isMethod || parts.count == 1 else { return false }
     return parts.allSatisfy { part in

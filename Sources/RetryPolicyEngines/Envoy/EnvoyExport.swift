@@ -10,7 +10,7 @@ import RetryPolicy
 ///
 /// Numeric statuses (`on 503, 5xx`, issue 11) go to `retriable_status_codes` with the
 /// `retriable-status-codes` condition: see ``retryConditions(_:locator:result:)``.
-enum EnvoyExport {
+package enum EnvoyExport {
   /// The `num_retries` of `retry forever`, bounded in practice by the route's `timeout`.
   static let foreverRetries = 100
   /// The class names Envoy's `retry_on` has a condition for, by the name `on` uses.
@@ -24,7 +24,7 @@ enum EnvoyExport {
     "retriable4xx": "retriable-4xx",
   ].merging(ErrorClassName.timeout.map { [$0: "reset"] } ?? [:]) { first, _ in first }
 
-  static func export(_ policy: CompiledPolicy, locator: ExportLocator) -> ExportResult {
+  package static func export(_ policy: CompiledPolicy, locator: ExportLocator) -> ExportResult {
     var result = ExportResult(document: .null)
     var route: [JSONMember] = []
     if let deadline = policy.deadline {

@@ -176,7 +176,7 @@ enum GRPCDelays {
 /// It is a record comment before its policy: `# grpc-service-config: {"name": [...], "retryThrottling": {...}}`, in
 /// JSON with every character outside printable ASCII escaped, so that it stays one comment
 /// line whatever the names hold. `export --to grpc --file` reads it back.
-struct GRPCRecord: Equatable {
+package struct GRPCRecord: Equatable {
   /// The comment's start, before the JSON object.
   static let marker = "grpc-service-config:"
 
@@ -209,7 +209,7 @@ struct GRPCRecord: Equatable {
   }
 
   /// The record a comment holds, or nil when it is no record.
-  static func read(_ comment: String) -> GRPCRecord? {
+  package static func read(_ comment: String) -> GRPCRecord? {
     var text = Substring(comment)
     guard text.first == "#" else { return nil }
     text = text.dropFirst().drop { $0 == " " }
