@@ -36,7 +36,7 @@ extension LanguageServer {
     }
     let body: String
     if let policy {
-      body = "```text\n" + ExplainRendering.text(policy) + "```"
+      body = "```text\n" + host.explain(policy) + "```"
     } else {
       body = "The policy has errors: fix them to see its delays."
     }
@@ -90,9 +90,7 @@ extension LanguageServer {
   /// `textDocument/formatting`: the canonical text as one edit of the whole document; no
   /// edit when the text is already canonical or has errors.
   func formatting(_ open: OpenDocument, params: DocumentFormattingRequest) -> [TextEdit] {
-    guard
-      case .formatted(let formatted) = FormatCommand.format(
-        bytes: open.document.bytes, analysis: open.analysis),
+    guard let formatted = host.format(open.document.bytes, open.analysis),
       formatted != open.document.text
     else { return [] }
     return [TextEdit(range: open.document.wholeRange, newText: formatted)]
