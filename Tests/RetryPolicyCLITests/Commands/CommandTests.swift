@@ -1,4 +1,6 @@
 import Foundation
+import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 import RetryPolicyTestSupport
 import RetryPolicyTesting
@@ -399,13 +401,31 @@ struct SimulateCommandTests {
 
   @Test("a run that never ends on virtual time is cut short")
   func cutShort() async throws {
-    let result = await ToolRunner.run([
-      "simulate", "retry forever immediately within 1m", "--seed", "1", "--json",
-    ])
-    #expect(result.status == 1)
-    let root = try Self.json(result)
-    #expect((root["attempts"] as? [Any])?.count == Simulation.attemptLimit)
+    // The tool stops after 10,001 attempts; 10,001 trips through the runtime made this a
+    // slow test on a busy machine, so the same run is cut short after 25 here.
+    let policy = try compile(policy: "retry forever immediately within 1m")
+    let simulation = Simulation(
+      policy: policy, script: SimulateCommand.defaultScript(for: policy), seed: 1,
+      attemptLimit: 25)
+    let timeline = try #require(await simulation.run())
+    #expect(!timeline.succeeded)
+    #expect(timeline.isCutShort)
+    #expect(timeline.attempts.count == 25)
+    let data = Data(JSONWriter().write(SimulationRendering.jsonValue(timeline)).utf8)
+    let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    #expect((root["attempts"] as? [Any])?.count == 25)
     #expect((root["result"] as? [String: Any])?["cutShort"] as? Bool == true)
+    let text = SimulationRendering.text(timeline, usesColor: false)
+    #expect(text.contains("… (stopped after 25 attempts)\n"))
+  }
+
+  @Test("the tool cuts a run short only past the largest count the language allows")
+  func toolAttemptLimit() {
+    #expect(
+      Simulation(policy: CompiledPolicy(rules: []), script: .init(steps: []), seed: 1)
+        .attemptLimit == Simulation.attemptLimit)
+    #expect(!analyze(policy: "retry \(Simulation.attemptLimit - 1)").hasErrors)
+    #expect(analyze(policy: "retry \(Simulation.attemptLimit)").hasErrors)
   }
 }
 

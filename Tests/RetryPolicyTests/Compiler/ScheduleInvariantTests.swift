@@ -135,7 +135,7 @@ struct ScheduleInvariantTests {
   }
 
   @Test("a schedule has a row a retry up to its limit and a total at least each row's maximum")
-  func schedules() {
+  func schedules() throws {
     var generator = RuleGenerator(random: SeededRandomNumberGenerator(seed: 99))
     for _ in 0..<Self.ruleCount / 3 {
       let rule = generator.rule()
@@ -148,9 +148,11 @@ struct ScheduleInvariantTests {
       #expect(schedule.isTruncated == (count.map { $0 > 20 } ?? true))
       #expect((schedule.worstCaseTotal == nil) == (count == nil))
       for entry in schedule.entries {
-        #expect(entry.minimum <= entry.maximum)
-        if let total = schedule.worstCaseTotal { #expect(entry.maximum <= total) }
+        let maximum = try #require(entry.maximum, "\(rule)")
+        #expect(entry.minimum <= maximum)
+        if let total = schedule.worstCaseTotal { #expect(maximum <= total) }
       }
+      #expect(schedule.last?.worstCaseElapsed == (count == 0 ? nil : schedule.worstCaseTotal))
       if let total = schedule.worstCaseTotal { #expect(total <= Duration.saturatedDelay) }
     }
   }
