@@ -6,12 +6,16 @@ import Testing
 /// (issue 30): a thin executable over libraries, folders by role.
 @Suite("Package layout: the built binary and the folders")
 struct PackageLayoutTests {
-  @Test("the retry-policy binary holds the simulation module's code but none of RetryPolicyTesting")
+  @Test("the retry-policy binary holds the simulation, engines and server code but no test support")
   func binaryLinksNoTestSupport() throws {
     let binary = try Data(contentsOf: ToolRunner.binary())
     // Every Swift symbol of a module carries the module's name in its mangling.
     #expect(binary.range(of: Data("RetryPolicySimulation".utf8)) != nil)
     #expect(binary.range(of: Data("RetryPolicyTesting".utf8)) == nil)
+    #expect(binary.range(of: Data("RetryPolicyTestSupport".utf8)) == nil)
+    // The tool runs the engines and the language server from their libraries.
+    #expect(binary.range(of: Data("RetryPolicyEngines".utf8)) != nil)
+    #expect(binary.range(of: Data("RetryPolicyLanguageServer".utf8)) != nil)
   }
 
   /// The Swift files under `folder` of the package, by path from the package's root.
