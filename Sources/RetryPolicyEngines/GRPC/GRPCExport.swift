@@ -42,7 +42,7 @@ package enum GRPCExport {
     var throttling: (value: JSONValue, ratio: Double?)?
     for item in items {
       configs.append(methodConfig(item, result: &result))
-      noteBreaker(item.policy, locator: item.locator, result: &result)
+      noteLeftOut(item.policy, locator: item.locator, result: &result)
       guard let value = throttlingValue(item, result: &result) else { continue }
       if let throttling {
         if throttling.ratio != item.policy.budgetRatio {
