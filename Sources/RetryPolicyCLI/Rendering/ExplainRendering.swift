@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 
 /// Renders a compiled policy for `explain`: as text for people and as the contract's JSON.
 ///
