@@ -152,8 +152,8 @@ struct ClauseTableTests {
       "breaker", "after", "policy",
     ],
     // gRPC's `timeout` field; Envoy's `retry-after` header.
-    "RetryPolicyCLI/Engines/GRPCImport+Reader.swift": ["timeout"],
-    "RetryPolicyCLI/Engines/EnvoyExport.swift": ["retry-after"],
+    "RetryPolicyEngines/GRPC/GRPCImport+Reader.swift": ["timeout"],
+    "RetryPolicyEngines/Envoy/EnvoyExport.swift": ["retry-after"],
     // The Swift properties of CompiledPolicy and RetryRule.
     "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": ["hedge", "jitter", "breaker"],
     // simulate --json's decision value and member.
