@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 
 /// Text and JSON of a simulated run.
