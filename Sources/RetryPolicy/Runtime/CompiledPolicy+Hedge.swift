@@ -47,9 +47,10 @@ extension CompiledPolicy {
     var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
     let limit = attemptTimeout
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
-      /// Starts an attempt; returns the breaker's refusal instead when it refuses.
-      func start() -> CircuitOpenError? {
-        if let refusal = driver.admit() { return refusal }
+      /// Starts an attempt; returns why it may not start instead (the breaker refused it, or
+      /// an extra attempt found no budget token).
+      func start() -> RetryStopReason? {
+        if let refusal = driver.admitAndWithdraw() { return refusal }
         let number = driver.attemptStarted()
         group.addTask {
           do {
@@ -77,9 +78,9 @@ extension CompiledPolicy {
         }
         return nil
       }
-      driver.recordFirstAttempt()
-      if let refusal = start() {
-        return Result<Success, any Error>.failure(driver.stop(.circuitOpen, refusal, 0))
+      if let reason = start() {
+        let refusal = driver.refusal ?? CircuitOpenError(remaining: nil)
+        return Result<Success, any Error>.failure(driver.stop(reason, refusal, 0))
       }
       // Attempts cancelled when the run ends never report: their permits are released.
       defer { driver.releasePermits() }
@@ -93,9 +94,9 @@ extension CompiledPolicy {
         case .finished(let number, .failure(let error)):
           switch driver.attemptFailed(number, error) {
           case .startNext:
-            if start() != nil, driver.inFlight == 0 {
+            if let reason = start(), driver.inFlight == 0 {
               group.cancelAll()
-              return .failure(driver.stop(.circuitOpen, error, number))
+              return .failure(driver.stop(reason, error, number))
             }
           case .wait: break
           case .stop(let thrown):
@@ -170,29 +171,46 @@ private struct HedgeDriver<C: Clock<Duration>> {
     self.breakerPolicy = policy.breaker
   }
 
-  /// Asks the breaker whether the next attempt may start; its refusal when it may not.
-  mutating func admit() -> CircuitOpenError? {
-    guard let breaker else { return nil }
-    switch breaker.requestAttempt() {
-    case .admitted(let permit, let transition):
-      nextPermit = permit
-      if transition == .halfOpened {
-        environment.observer?(.circuitHalfOpened(attempt: started + 1))
+  /// The breaker's refusal of the last attempt it refused.
+  var refusal: CircuitOpenError?
+
+  /// Asks the breaker whether the next attempt may start; returns why it may not.
+  ///
+  /// Then, for an extra attempt, withdraws its budget token, or deposits the first
+  /// attempt's. A refused attempt neither spends nor earns a token.
+  mutating func admitAndWithdraw() -> RetryStopReason? {
+    if let breaker {
+      switch breaker.requestAttempt(on: environment.breakerClock) {
+      case .admitted(let permit, let transition):
+        nextPermit = permit
+        if transition == .halfOpened {
+          environment.observer?(.circuitHalfOpened(attempt: started + 1))
+        }
+      case .refused(let remaining):
+        let left = remaining.map { Duration.nanoseconds($0) }
+        environment.observer?(
+          .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
+        refusal = CircuitOpenError(remaining: left)
+        return .circuitOpen
       }
-      return nil
-    case .refused(let remaining):
-      let left = remaining.map { Duration.nanoseconds($0) }
-      environment.observer?(
-        .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
-      return CircuitOpenError(remaining: left)
     }
+    guard started > 0 else {
+      budget?.recordFirstAttempt(ratio: budgetRatio)
+      return nil
+    }
+    if let budget, !budget.withdrawForRetry() {
+      breaker?.recordNeither(nextPermit)
+      return .budgetExhausted
+    }
+    return nil
   }
 
   /// Tells the breaker attempt `number` succeeded.
   mutating func attemptSucceeded(_ number: Int) {
     guard let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number)
     else { return }
-    if breaker.recordSuccess(permit, policy: breakerPolicy) == .closed {
+    if breaker.recordSuccess(permit, policy: breakerPolicy, on: environment.breakerClock) == .closed
+    {
       environment.observer?(.circuitClosed(attempt: number))
     }
   }
@@ -208,10 +226,6 @@ private struct HedgeDriver<C: Clock<Duration>> {
   /// Whether an attempt after the current ones may still be started by the timer.
   var mayHedgeLater: Bool { started <= hedge.count }
 
-  mutating func recordFirstAttempt() {
-    budget?.recordFirstAttempt(ratio: budgetRatio)
-  }
-
   /// Counts a start and returns the attempt's number.
   mutating func attemptStarted() -> Int {
     started += 1
@@ -223,13 +237,13 @@ private struct HedgeDriver<C: Clock<Duration>> {
     return started
   }
 
-  /// Why an extra attempt may not start now, or nil when it may; withdraws its budget token
-  /// when it may.
-  mutating func refusalOfExtra() -> RetryStopReason? {
+  /// Why an extra attempt may not start now, or nil when it may; its budget token is
+  /// withdrawn when it starts, after the breaker admitted it.
+  func refusalOfExtra() -> RetryStopReason? {
     if Task.isCancelled { return .cancelled }
     guard started <= hedge.count else { return .hedgeLimitReached }
     if let deadline = machine.deadline, elapsed >= deadline { return .deadlineExceeded }
-    if let budget, !budget.withdrawForRetry() { return .budgetExhausted }
+    if let budget, !budget.hasToken { return .budgetExhausted }
     return nil
   }
 
@@ -246,10 +260,14 @@ private struct HedgeDriver<C: Clock<Duration>> {
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
     if let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number) {
       switch action {
-      case .giveUp(.cancelled), .giveUp(.errorNotMatched):
+      case .giveUp(.cancelled):
         breaker.recordNeither(permit)
-      default:
-        if case .opened(let cause) = breaker.recordFailure(permit, policy: breakerPolicy) {
+      case .giveUp(.errorNotMatched) where !(error is AttemptTimeoutError):
+        breaker.recordNeither(permit)
+      case .giveUp, .retry:
+        if case .opened(let cause) = breaker.recordFailure(
+          permit, policy: breakerPolicy, on: environment.breakerClock)
+        {
           environment.observer?(.circuitOpened(attempt: number, cause: cause))
         }
       }

@@ -39,6 +39,10 @@ package struct RetryRun: Sendable {
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
   package private(set) var totalDelay: Duration = .zeroInline
+  /// Why this run may make no retry, when it may not (`notIdempotent`: a request
+  /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
+  /// this reason, after the breaker and the budget counted it as any failure.
+  package var retryRefusal: RetryStopReason?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -136,9 +140,21 @@ package struct RetryRun: Sendable {
 
   /// Reports that the last attempt succeeded and the run is over.
   @usableFromInline
-  package func finishSucceeded(in environment: borrowing RetryEnvironment) {
+  package mutating func finishSucceeded(in environment: borrowing RetryEnvironment) {
     circuit?.succeeded(attempt: machine.attempts, in: environment)
     finish(.succeeded, in: environment)
+  }
+
+  /// Reports that the attempt under way delivered (a sequence's first element): a success
+  /// for the breaker, which releases a probe; the run goes on.
+  package mutating func attemptDelivered(in environment: borrowing RetryEnvironment) {
+    circuit?.succeeded(attempt: machine.attempts, in: environment)
+  }
+
+  /// Releases what the attempt under way holds when the run ends without its result (an
+  /// abandoned sequence): a half-open circuit's probe.
+  package mutating func abandon() {
+    circuit?.release()
   }
 
   /// Handles a failed attempt: returns when the next attempt may start (after the delay and
@@ -186,16 +202,22 @@ package struct RetryRun: Sendable {
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
-    if let circuit {
-      // A failure for the breaker is an error a rule matches; cancellation and an error no
-      // rule matches are neither.
+    if circuit != nil {
+      // A failure for the breaker is an error a rule matches, and an attempt the policy's
+      // own `timeout` cut off; cancellation and an error no rule matches are neither.
       let counts: Bool
       switch action {
-      case .giveUp(.cancelled), .giveUp(.errorNotMatched): counts = false
-      default: counts = true
+      case .giveUp(.cancelled): counts = false
+      case .giveUp(.errorNotMatched): counts = error is AttemptTimeoutError
+      case .giveUp, .retry: counts = true
       }
-      circuit.failed(attempt: machine.attempts, counts: counts, in: environment)
+      let opened =
+        circuit?.failed(attempt: machine.attempts, counts: counts, in: environment) ?? false
+      // A run whose own failure opened the circuit ends at once: it never waits out a
+      // delay before a retry the circuit would refuse.
+      if opened, case .retry = action { throw stop(.circuitOpen, error, in: environment) }
     }
+    if let retryRefusal, case .retry = action { throw stop(retryRefusal, error, in: environment) }
     switch action {
     case .giveUp(let reason):
       throw stop(reason, error, in: environment)
@@ -256,7 +278,7 @@ package struct RetryRun: Sendable {
 
   /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
   /// cancelled; returns the `CancellationError` to throw.
-  package func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
+  package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
     stop(.cancelled, CancellationError(), in: environment)
   }
 
@@ -272,9 +294,11 @@ package struct RetryRun: Sendable {
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private func stop(
+  private mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment
   ) -> any Error {
+    // However the run ends, the attempt under way no longer holds the circuit's probe.
+    circuit?.release()
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
     if let observer = environment.observer {
