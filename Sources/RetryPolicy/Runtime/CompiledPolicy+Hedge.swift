@@ -179,28 +179,41 @@ private struct HedgeDriver<C: Clock<Duration>> {
   /// Then, for an extra attempt, withdraws its budget token, or deposits the first
   /// attempt's. A refused attempt neither spends nor earns a token.
   mutating func admitAndWithdraw() -> RetryStopReason? {
-    if let breaker {
-      switch breaker.requestAttempt(on: environment.breakerClock) {
-      case .admitted(let permit, let transition):
-        nextPermit = permit
-        if transition == .halfOpened {
-          environment.observer?(.circuitHalfOpened(attempt: started + 1))
+    // The stages in their documented order (``RunStage/beforeAttempt``), as for `run`.
+    for stage in RunStage.beforeAttempt {
+      switch stage {
+      case .deadline:
+        if started > 0, let deadline = machine.deadline, elapsed >= deadline {
+          return .deadlineExceeded
         }
-      case .refused(let remaining):
-        let left = remaining.map { Duration.nanoseconds($0) }
-        environment.observer?(
-          .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
-        refusal = CircuitOpenError(remaining: left)
-        return .circuitOpen
+      case .breaker:
+        guard let breaker else { continue }
+        switch breaker.requestAttempt(on: environment.breakerClock) {
+        case .admitted(let permit, let transition):
+          nextPermit = permit
+          if transition == .halfOpened {
+            environment.report(.circuitHalfOpened(attempt: started + 1))
+          }
+        case .refused(let remaining):
+          let left = remaining.map { Duration.nanoseconds($0) }
+          environment.report(
+            .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
+          refusal = CircuitOpenError(remaining: left)
+          return .circuitOpen
+        }
+      case .budget:
+        guard started > 0 else {
+          budget?.recordFirstAttempt(ratio: budgetRatio)
+          continue
+        }
+        if let budget, !budget.withdrawForRetry() {
+          breaker?.recordNeither(nextPermit)
+          return .budgetExhausted
+        }
+      case .attemptTimeout, .hedge, .rules:
+        // Asked around the attempt (its timer, the hedge timer) and after it failed.
+        continue
       }
-    }
-    guard started > 0 else {
-      budget?.recordFirstAttempt(ratio: budgetRatio)
-      return nil
-    }
-    if let budget, !budget.withdrawForRetry() {
-      breaker?.recordNeither(nextPermit)
-      return .budgetExhausted
     }
     return nil
   }
@@ -211,7 +224,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
     else { return }
     if breaker.recordSuccess(permit, policy: breakerPolicy, on: environment.breakerClock) == .closed
     {
-      environment.observer?(.circuitClosed(attempt: number))
+      environment.report(.circuitClosed(attempt: number))
     }
   }
 
@@ -233,7 +246,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
     generation += 1
     if breaker != nil { permits[started] = nextPermit }
     machine.attemptStarted()
-    environment.observer?(.attemptStarted(attempt: started))
+    environment.report(.attemptStarted(attempt: started))
     return started
   }
 
@@ -254,7 +267,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
   mutating func attemptFailed(_ number: Int, _ error: any Error) -> Action {
     inFlight -= 1
     lastError = error
-    environment.observer?(.attemptFailed(attempt: number, error: error))
+    environment.report(.attemptFailed(attempt: number, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
@@ -268,7 +281,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
         if case .opened(let cause) = breaker.recordFailure(
           permit, policy: breakerPolicy, on: environment.breakerClock)
         {
-          environment.observer?(.circuitOpened(attempt: number, cause: cause))
+          environment.report(.circuitOpened(attempt: number, cause: cause))
         }
       }
     }
@@ -277,7 +290,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
       // A rule would retry: the reason to stop, if the last attempt has failed, is what
       // refuses the next one (the hedge count, `within`, the budget), never the rule.
       guard let refusal = refusalOfExtra() else {
-        environment.observer?(.retryScheduled(attempt: number, rule: rule, delay: .zero))
+        environment.report(.retryScheduled(attempt: number, rule: rule, delay: .zero))
         return .startNext
       }
       if refusal == .cancelled { return .stop(stop(.cancelled, CancellationError(), number)) }
@@ -292,13 +305,13 @@ private struct HedgeDriver<C: Clock<Duration>> {
   }
 
   func stop(_ reason: RetryStopReason, _ error: any Error, _ number: Int) -> any Error {
-    environment.observer?(.gaveUp(attempt: number, reason: reason, error: error))
+    environment.report(.gaveUp(attempt: number, reason: reason, error: error))
     finish(.failed(reason))
     return error
   }
 
   func finish(_ outcome: RetryOutcome) {
-    environment.observer?(
+    environment.report(
       .finished(
         RetrySummary(
           attempts: started, totalDelay: .zero, elapsed: elapsed, outcome: outcome)))

@@ -94,7 +94,7 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, environment.observer == nil {
+    if deadline == nil, budgetRatio == nil, !environment.isObserved {
       if let clause = breaker {
         // The breaker is read from the borrowed environment before and after the attempt,
         // never kept in a variable: a shared breaker is then not retained by every run.

@@ -159,6 +159,29 @@ public struct RetryEnvironment: Sendable {
 }
 
 extension RetryEnvironment {
+  /// Whether anything observes the runs in this environment: a run then reports every event
+  /// through ``report(_:)``, and `run` leaves its allocation-free path.
+  ///
+  /// A recorder of metrics (contract §15) joins the observer here, so that every driver
+  /// reports to it too.
+  @inlinable
+  package var isObserved: Bool {
+    observer != nil
+  }
+
+  /// Reports `event` of a run: the one place where every driver (``RetryRun``, the hedging
+  /// driver, ``RunCircuit``) hands over a run's and an attempt's outcomes, its refusals by
+  /// cause and its summary with durations.
+  ///
+  /// The event is built only when something observes it.
+  @inline(__always)
+  package func report(_ event: @autoclosure () -> RetryEvent) {
+    guard let observer else { return }
+    observer(event())
+  }
+}
+
+extension RetryEnvironment {
   /// The clock a breaker made without one reads for a run in this environment: nil for the
   /// continuous clock, which it reads as the system's monotonic clock.
   @inlinable

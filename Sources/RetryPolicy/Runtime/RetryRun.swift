@@ -58,7 +58,7 @@ package struct RetryRun: Sendable {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
     // (Not `||`: its autoclosure would consume the borrowed environment.)
-    let isObserved = environment.observer != nil
+    let isObserved = environment.isObserved
     let isTimed = isObserved ? true : policy.deadline != nil
     self.init(
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
@@ -112,30 +112,40 @@ package struct RetryRun: Sendable {
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) throws {
-    if let error = pendingError, let deadline = machine.deadline,
-      (given ?? episodeElapsed()) > deadline
-    {
-      throw stop(.deadlineExceeded, error, in: environment)
-    }
-    // The breaker before the budget: a refused retry spends no token.
-    if circuit != nil, let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
-    {
-      // The first attempt throws the circuit's error, a later one the last error.
-      throw stop(.circuitOpen, pendingError ?? refusal, in: environment)
-    }
-    if let error = pendingError {
-      if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
-        circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-        throw stop(.budgetExhausted, error, in: environment)
+    // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
+    // ends the run, and a stage that spends comes after every stage that may refuse.
+    for stage in RunStage.beforeAttempt {
+      switch stage {
+      case .deadline:
+        if let error = pendingError, let deadline = machine.deadline,
+          (given ?? episodeElapsed()) > deadline
+        {
+          throw stop(.deadlineExceeded, error, in: environment)
+        }
+      case .breaker:
+        if circuit != nil,
+          let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
+        {
+          // The first attempt throws the circuit's error, a later one the last error.
+          throw stop(.circuitOpen, pendingError ?? refusal, in: environment)
+        }
+      case .budget:
+        if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
+          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
+          throw stop(.budgetExhausted, error, in: environment)
+        }
+      case .attemptTimeout, .hedge, .rules:
+        // Asked by the driver around the attempt, and after it failed.
+        continue
       }
-      pendingError = nil
     }
+    pendingError = nil
     if isFirstOfEpisode {
       budget?.recordFirstAttempt(ratio: budgetRatio)
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    if let observer = environment.observer { observer(.attemptStarted(attempt: machine.attempts)) }
+    environment.report(.attemptStarted(attempt: machine.attempts))
   }
 
   /// Reports that the last attempt succeeded and the run is over.
@@ -194,9 +204,7 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    if let observer = environment.observer {
-      observer(.attemptFailed(attempt: machine.attempts, error: error))
-    }
+    environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
@@ -232,9 +240,7 @@ package struct RetryRun: Sendable {
       if let budget, !isFirstOfEpisode, !budget.hasToken {
         throw stop(.budgetExhausted, error, in: environment)
       }
-      if let observer = environment.observer {
-        observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
-      }
+      environment.report(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
       if budget != nil || machine.deadline != nil || circuit != nil { pendingError = error }
       guard delay.isPositive || hook != nil else {
@@ -301,18 +307,16 @@ package struct RetryRun: Sendable {
     circuit?.release()
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    if let observer = environment.observer {
-      observer(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
-    }
+    environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     finish(.failed(reason), in: environment)
     return thrown
   }
 
   private func finish(_ outcome: RetryOutcome, in environment: borrowing RetryEnvironment) {
-    guard let observer = environment.observer else { return }
+    guard environment.isObserved else { return }
     let summary = RetrySummary(
       attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed(), outcome: outcome)
-    observer(.finished(summary))
+    environment.report(.finished(summary))
   }
 
   /// The time since the run's first attempt, or zero when nothing needs it (see

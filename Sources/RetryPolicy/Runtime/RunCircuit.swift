@@ -42,16 +42,12 @@ package struct RunCircuit: Sendable {
     case .admitted(let permit, let transition):
       self.permit = permit
       isHolding = true
-      if let transition, let observer = environment.observer {
-        report(transition, attempt: attempt, to: observer)
-      }
+      if let transition { report(transition, attempt: attempt, in: environment) }
       return nil
     case .refused(let remaining):
       wasRefused = true
       let left = remaining.map(CircuitBreakerClock.duration)
-      if let observer = environment.observer {
-        observer(.attemptRefused(attempt: attempt, remaining: left, cause: breaker.cause))
-      }
+      environment.report(.attemptRefused(attempt: attempt, remaining: left, cause: breaker.cause))
       return CircuitOpenError(remaining: left)
     }
   }
@@ -60,10 +56,10 @@ package struct RunCircuit: Sendable {
   package mutating func succeeded(attempt: Int, in environment: borrowing RetryEnvironment) {
     guard isHolding else { return }
     isHolding = false
-    if let transition = breaker.recordSuccess(permit, policy: policy, on: environment.breakerClock),
-      let observer = environment.observer
+    if let transition = breaker.recordSuccess(
+      permit, policy: policy, on: environment.breakerClock)
     {
-      report(transition, attempt: attempt, to: observer)
+      report(transition, attempt: attempt, in: environment)
     }
   }
 
@@ -82,7 +78,7 @@ package struct RunCircuit: Sendable {
     guard
       let transition = breaker.recordFailure(permit, policy: policy, on: environment.breakerClock)
     else { return false }
-    if let observer = environment.observer { report(transition, attempt: attempt, to: observer) }
+    report(transition, attempt: attempt, in: environment)
     if case .opened = transition { return true }
     return false
   }
@@ -98,12 +94,12 @@ package struct RunCircuit: Sendable {
 
   private func report(
     _ transition: CircuitBreakerStateMachine.Transition, attempt: Int,
-    to observer: @Sendable (RetryEvent) -> Void
+    in environment: borrowing RetryEnvironment
   ) {
     switch transition {
-    case .opened(let cause): observer(.circuitOpened(attempt: attempt, cause: cause))
-    case .halfOpened: observer(.circuitHalfOpened(attempt: attempt))
-    case .closed: observer(.circuitClosed(attempt: attempt))
+    case .opened(let cause): environment.report(.circuitOpened(attempt: attempt, cause: cause))
+    case .halfOpened: environment.report(.circuitHalfOpened(attempt: attempt))
+    case .closed: environment.report(.circuitClosed(attempt: attempt))
     }
   }
 }
