@@ -41,8 +41,9 @@ public final class AdaptiveThrottle: @unchecked Sendable {
     }
   }
 
-  /// Counts an attempt asked for under `policy`; returns nil when it may start, the error of
-  /// its refusal otherwise. `uniform` is a random number in [0, 1).
+  /// Counts an attempt asked for under `policy`: nil when it may start, else its refusal.
+  ///
+  /// `uniform` is a random number in [0, 1).
   package func request(policy: ThrottlePolicy, uniform: Double) -> ThrottledError? {
     let now = clock.now()
     lock.lock()

@@ -149,9 +149,10 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     continuation?.resume(returning: false)
   }
 
-  /// Gives back the slot of an attempt that ended; `isMeasured` when its latency counts for an
-  /// adaptive limit (it was not cancelled). Returns the new limit when an adaptive limit
-  /// changed.
+  /// Gives back the slot of an attempt that ended; returns an adaptive limit's new value.
+  ///
+  /// `isMeasured` when its latency counts for an adaptive limit (it was not cancelled). The
+  /// value returned is nil unless an adaptive limit changed.
   @discardableResult
   package func release(_ permit: Permit, isMeasured: Bool = true) -> Int? {
     lock.lock()
