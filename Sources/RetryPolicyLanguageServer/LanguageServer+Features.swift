@@ -40,7 +40,7 @@ extension LanguageServer {
     }
     let body: String
     if let policy {
-      body = "```text\n" + ExplainRendering.text(policy) + "```"
+      body = "```text\n" + host.explain(policy) + "```"
     } else {
       body = "The policy has errors: fix them to see its delays."
     }
@@ -61,7 +61,7 @@ extension LanguageServer {
       let clause = line.clauses.first(where: { contains($0.range) }) ?? line.clauses.first
     else { return nil }
     let body =
-      policy.map { "```text\n" + ExplainRendering.text($0) + "```" }
+      policy.map { "```text\n" + host.explain($0) + "```" }
       ?? "The policy has errors: fix them to see its delays."
     let markdown =
       "**`\(clause.clause.spec.form)` of policy `\(declaration.name.text)`**\n\n"
@@ -127,9 +127,7 @@ extension LanguageServer {
   /// `textDocument/formatting`: the canonical text as one edit of the whole document; no
   /// edit when the text is already canonical or has errors.
   func formatting(_ open: OpenDocument, params: DocumentFormattingRequest) -> [TextEdit] {
-    guard
-      case .formatted(let formatted) = FormatCommand.format(
-        bytes: open.document.bytes, analysis: open.analysis),
+    guard let formatted = host.format(open.document.bytes, open.analysis),
       formatted != open.document.text
     else { return [] }
     return [TextEdit(range: open.document.wholeRange, newText: formatted)]
