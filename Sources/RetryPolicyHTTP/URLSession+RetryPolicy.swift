@@ -183,7 +183,8 @@ package enum HTTPRequestRules {
       set.insert(status)
     case .statusClass(let range):
       for status in range { set.insert(status) }
-    case .any, .timeout, .invalidStatus, .urlError, .circuitOpen, .named:
+    case .any, .timeout, .invalidStatus, .urlError, .circuitOpen, .limitExceeded, .throttled,
+      .rateLimited, .named:
       break
     }
   }
