@@ -10,6 +10,17 @@
 ///       hooks: ["refreshToken": { try await session.refreshToken() }])
 ///     let policy = try compile(policy: text, vocabulary: environment.vocabulary)
 ///     let data = try await policy.run(in: environment) { try await session.fetch() }
+///
+/// ## Shared state
+///
+/// The state that runs of a policy share (its `budget`'s tokens, its `breaker`'s circuit) is
+/// found in one order, the same for every driver: the object bound to the policy's name
+/// (``budgets``, ``breakers``), else the environment's one (``budget``, ``breaker``), else one
+/// per policy value for the process (a breaker: per policy value and clock). A
+/// ``CircuitBreaker`` made without a clock reads this environment's ``clock``.
+///
+/// An environment is cheap to copy and to pass: its parts live in one shared object, copied
+/// only when a copy changes a part.
 public struct RetryEnvironment: Sendable {
   /// The clock every delay and `timeout` is measured on; a ``CircuitBreaker`` made without
   /// a clock reads it too.
