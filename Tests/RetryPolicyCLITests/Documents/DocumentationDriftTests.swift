@@ -196,6 +196,34 @@ struct DocumentationDriftTests {
     return names
   }
 
+  @Test("the README names every member storm --json writes for a policy, and no other")
+  func stormMembers() async throws {
+    let readme = Self.paragraphs(try Self.read("README.md"))
+    let paragraph = try #require(readme.first { $0.contains("`--json` prints the same numbers (") })
+    let start = try #require(paragraph.range(of: "`--json` prints the same numbers ("))
+    let end = try #require(paragraph[start.upperBound...].firstIndex(of: ")"))
+    let listed = Set(Self.quoted(String(paragraph[start.upperBound..<end])))
+    // A policy with each policy-wide clause in turn, so that each member written for some
+    // policy shows.
+    var written: Set<String> = []
+    for spec in ClauseTable.entries where spec.scope == .policyWide {
+      let policy = Self.policy(spec, clause: try Self.fill(spec.snippet))
+      let result = await ToolRunner.run([
+        "storm", policy, "--clients", "10", "--outage", "5s+5s", "--duration", "20s", "--json",
+      ])
+      // A clause the storm does not simulate (hedge) is refused, saying so.
+      if result.standardError.contains("storm does not simulate") { continue }
+      #expect(result.status == 0, "\(policy): \(result.standardError)")
+      let root = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+      for case let entry as [String: Any] in (root as? [String: Any])?["policies"] as? [Any] ?? [] {
+        written.formUnion(entry.keys)
+      }
+    }
+    #expect(!written.isEmpty)
+    #expect(written.subtracting(listed).sorted() == [], "written but not in the README")
+    #expect(listed.subtracting(written).sorted() == [], "in the README but never written")
+  }
+
   // MARK: - Counts in prose
 
   @Test("the README counts the sample policy files Samples/ holds")
