@@ -48,7 +48,7 @@ package enum GRPCExport {
       }
       earlier.append((names, item.policy.name ?? "<policy>"))
       configs.append(methodConfig(item, names: names, result: &result))
-      noteBreaker(item.policy, locator: item.locator, result: &result)
+      noteLeftOut(item.policy, locator: item.locator, result: &result)
       guard let value = throttlingValue(item, result: &result) else { continue }
       if let throttling {
         if throttling.ratio != item.policy.budgetRatio {
