@@ -147,7 +147,7 @@ struct DocumentationDriftTests {
         if expected.last != "DELAY-CLAUSE" { expected.append("DELAY-CLAUSE") }
       } else {
         expected += spec.text.split(separator: " ").map(String.init)
-        if spec.arguments != .none { expected.append("…") }
+        if spec.arguments.contains(where: { $0.shape != .none }) { expected.append("…") }
       }
     }
     #expect(line.split(separator: " ").map(String.init) == expected)
@@ -288,21 +288,29 @@ struct DocumentationDriftTests {
     var description: String { "\(spec.text) … \(word) \(lowest) … \(highest)" }
   }
 
-  /// The ranges the clause table's `limits` state for the words a clause's snippet writes
-  /// before a placeholder (`over ${2:30s}`).
+  /// The ranges the clause table gives the arguments that follow a word of their own
+  /// (`over D` of `breaker`), with the snippet's placeholder of each (`over ${2:30s}`).
   static func wordRanges() throws -> [WordRange] {
     var ranges: [WordRange] = []
     for spec in ClauseTable.entries {
-      for segment in spec.limits.components(separatedBy: "; ") {
-        guard
-          let match = try matches(#"^([a-z]+) (\S+) … (\S+?)(?: \(.*\))?$"#, in: segment).first,
-          let placeholder = try matches(#"\b\#(match[1]) \$\{(\d+):"#, in: spec.snippet)
+      for argument in spec.arguments {
+        let lowest: String
+        let highest: String
+        switch argument.limits.bounds {
+        case .durations(let range):
+          (lowest, highest) = (range.lowerBound.policyText, range.upperBound.policyText)
+        case .wholeNumbers(let range):
+          (lowest, highest) = (String(range.lowerBound), String(range.upperBound))
+        case .any, .duration, .percentAboveZero, .factor:
+          continue
+        }
+        guard let word = argument.word,
+          let placeholder = try matches(#"\b\#(word) \$\{(\d+):"#, in: spec.snippet)
             .first.flatMap({ Int($0[1]) })
         else { continue }
         ranges.append(
           WordRange(
-            spec: spec, word: match[1], placeholder: placeholder, lowest: match[2],
-            highest: match[3]))
+            spec: spec, word: word, placeholder: placeholder, lowest: lowest, highest: highest))
       }
     }
     return ranges
