@@ -46,6 +46,7 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
     let limit = attemptTimeout
+    let name = metricsName
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
       /// Starts an attempt; returns the breaker's refusal instead when it refuses.
       func start() -> CircuitOpenError? {
@@ -54,11 +55,11 @@ extension CompiledPolicy {
         group.addTask {
           do {
             let attempt = RetryAttempt(number: number)
-            guard let limit else {
-              return .finished(number, .success(try await operation(attempt)))
-            }
-            let value = try await timingOut(on: clock, limit: limit) {
-              try await operation(attempt)
+            let value = try await RetryContext.$current.withValue(
+              RetryContext(policy: name, attempt: number)
+            ) {
+              guard let limit else { return try await operation(attempt) }
+              return try await timingOut(on: clock, limit: limit) { try await operation(attempt) }
             }
             return .finished(number, .success(value))
           } catch {
@@ -156,6 +157,10 @@ private struct HedgeDriver<C: Clock<Duration>> {
   var permits: [Int: CircuitBreakerStateMachine.Permit] = [:]
   /// The permit of the attempt about to start.
   var nextPermit = CircuitBreakerStateMachine.Permit.normal
+  /// The counters of the policy's name, with ``RetryMetrics``, and when each attempt in
+  /// flight started.
+  let metrics: PolicyMetrics?
+  var attemptStarts: [Int: Duration] = [:]
 
   init(policy: CompiledPolicy, hedge: HedgePolicy, environment: RetryEnvironment, clock: C) {
     self.hedge = hedge
@@ -168,6 +173,8 @@ private struct HedgeDriver<C: Clock<Duration>> {
     self.random = RandomSource(base: environment.random)
     self.breaker = environment.breaker(for: policy)
     self.breakerPolicy = policy.breaker
+    self.metrics = environment.metrics?.policy(policy)
+    if let breaker { metrics?.observe(breaker) }
   }
 
   /// Asks the breaker whether the next attempt may start; its refusal when it may not.
@@ -181,6 +188,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
       }
       return nil
     case .refused(let remaining):
+      metrics?.attemptRefused(by: .breaker)
       let left = remaining.map { Duration.nanoseconds($0) }
       environment.observer?(
         .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
@@ -190,6 +198,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
 
   /// Tells the breaker attempt `number` succeeded.
   mutating func attemptSucceeded(_ number: Int) {
+    recordEnd(of: number, succeeded: true)
     guard let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number)
     else { return }
     if breaker.recordSuccess(permit, policy: breakerPolicy) == .closed {
@@ -201,6 +210,14 @@ private struct HedgeDriver<C: Clock<Duration>> {
   mutating func releasePermits() {
     for permit in permits.values { breaker?.recordNeither(permit) }
     permits = [:]
+    // The attempts cancelled when the run ended count as failures.
+    for number in attemptStarts.keys { recordEnd(of: number, succeeded: false) }
+  }
+
+  /// Records the end of attempt `number` into the metrics.
+  mutating func recordEnd(of number: Int, succeeded: Bool) {
+    guard let metrics, let start = attemptStarts.removeValue(forKey: number) else { return }
+    metrics.attemptEnded(succeeded: succeeded, after: elapsed.subtractingClamped(start))
   }
 
   var elapsed: Duration { start.duration(to: clock.now) }
@@ -219,6 +236,10 @@ private struct HedgeDriver<C: Clock<Duration>> {
     generation += 1
     if breaker != nil { permits[started] = nextPermit }
     machine.attemptStarted()
+    if let metrics {
+      metrics.attemptStarted()
+      attemptStarts[started] = elapsed
+    }
     environment.observer?(.attemptStarted(attempt: started))
     return started
   }
@@ -229,7 +250,10 @@ private struct HedgeDriver<C: Clock<Duration>> {
     if Task.isCancelled { return .cancelled }
     guard started <= hedge.count else { return .hedgeLimitReached }
     if let deadline = machine.deadline, elapsed >= deadline { return .deadlineExceeded }
-    if let budget, !budget.withdrawForRetry() { return .budgetExhausted }
+    if let budget, !budget.withdrawForRetry() {
+      metrics?.attemptRefused(by: .budget)
+      return .budgetExhausted
+    }
     return nil
   }
 
@@ -240,6 +264,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
   mutating func attemptFailed(_ number: Int, _ error: any Error) -> Action {
     inFlight -= 1
     lastError = error
+    recordEnd(of: number, succeeded: false)
     environment.observer?(.attemptFailed(attempt: number, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
@@ -280,6 +305,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
   }
 
   func finish(_ outcome: RetryOutcome) {
+    metrics?.runEnded(outcome, after: elapsed)
     environment.observer?(
       .finished(
         RetrySummary(

@@ -94,7 +94,9 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, environment.observer == nil {
+    if deadline == nil, budgetRatio == nil, environment.observer == nil,
+      environment.metrics == nil
+    {
       if let clause = breaker {
         // The breaker is read from the borrowed environment before and after the attempt,
         // never kept in a variable: a shared breaker is then not retained by every run.
@@ -217,7 +219,8 @@ extension CompiledPolicy {
     while true {
       try run.startAttempt(in: environment)
       do {
-        let value = try await operation()
+        let value = try await RetryContext.$current.withValue(
+          RetryContext(policy: metricsName, attempt: run.attempts), operation: operation)
         run.finishSucceeded(in: environment)
         return value
       } catch {

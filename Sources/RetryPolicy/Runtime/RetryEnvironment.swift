@@ -56,6 +56,9 @@ public struct RetryEnvironment: Sendable {
   /// Breakers by downstream host: `RetryPolicyHTTP` runs each request with the breaker of its
   /// URL's host, which wins over ``breaker`` and ``breakers``.
   public var breakerGroup: CircuitBreakerGroup?
+  /// The metrics every run in this environment records into, by policy name (see
+  /// ``RetryMetrics``); nil records nothing.
+  public var metrics: RetryMetrics?
 
   /// Creates an environment whose hooks take no arguments; every part has a default.
   public init(
@@ -68,13 +71,14 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget] = [:],
     breaker: CircuitBreaker? = nil,
     breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil
+    breakerGroup: CircuitBreakerGroup? = nil,
+    metrics: RetryMetrics? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses,
       contextHooks: hooks.isEmpty ? [:] : hooks.mapValues { hook in { _ in try await hook() } },
       observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup)
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
   }
 
   /// Creates an environment whose hooks receive the error and the attempt that failed.
@@ -94,12 +98,13 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget] = [:],
     breaker: CircuitBreaker? = nil,
     breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil
+    breakerGroup: CircuitBreakerGroup? = nil,
+    metrics: RetryMetrics? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses, contextHooks: hooks,
       observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup)
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
   }
 
   private init(
@@ -112,7 +117,8 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget],
     breaker: CircuitBreaker?,
     breakers: [String: CircuitBreaker],
-    breakerGroup: CircuitBreakerGroup?
+    breakerGroup: CircuitBreakerGroup?,
+    metrics: RetryMetrics?
   ) {
     self.clock = clock
     self.random = random
@@ -124,6 +130,7 @@ public struct RetryEnvironment: Sendable {
     self.breaker = breaker
     self.breakers = breakers
     self.breakerGroup = breakerGroup
+    self.metrics = metrics
   }
 
   /// The names the compiler can check a policy against: the registered hooks, with error

@@ -39,6 +39,10 @@ package struct RetryRun: Sendable {
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
   package private(set) var totalDelay: Duration = .zeroInline
+  /// The counters of the policy's name, when the environment has ``RetryMetrics``, and when
+  /// the attempt under way started (the time since the run started).
+  private var metrics: PolicyMetrics?
+  private var attemptStart: Duration = .zeroInline
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -59,7 +63,12 @@ package struct RetryRun: Sendable {
     self.init(
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
       breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
-    if isTimed { startStopwatch(on: clock) }
+    if let metrics = environment.metrics {
+      record(into: metrics, policy: policy)
+      startStopwatch(on: clock)
+    } else if isTimed {
+      startStopwatch(on: clock)
+    }
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
@@ -80,6 +89,14 @@ package struct RetryRun: Sendable {
     }
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
+  }
+
+  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
+  @usableFromInline
+  package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
+    let counters = metrics.policy(policy)
+    if let circuit { counters.observe(circuit.breaker) }
+    self.metrics = counters
   }
 
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
@@ -116,13 +133,15 @@ package struct RetryRun: Sendable {
     // The breaker before the budget: a refused retry spends no token.
     if circuit != nil, let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
     {
+      metrics?.attemptRefused(by: .breaker)
       // The first attempt throws the circuit's error, a later one the last error.
-      throw stop(.circuitOpen, pendingError ?? refusal, in: environment)
+      throw stop(.circuitOpen, pendingError ?? refusal, in: environment, elapsed: given)
     }
     if let error = pendingError {
       if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
         circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-        throw stop(.budgetExhausted, error, in: environment)
+        metrics?.attemptRefused(by: .budget)
+        throw stop(.budgetExhausted, error, in: environment, elapsed: given)
       }
       pendingError = nil
     }
@@ -131,14 +150,26 @@ package struct RetryRun: Sendable {
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
+    if let metrics {
+      metrics.attemptStarted()
+      attemptStart = given ?? elapsed()
+    }
     if let observer = environment.observer { observer(.attemptStarted(attempt: machine.attempts)) }
   }
 
   /// Reports that the last attempt succeeded and the run is over.
   @usableFromInline
-  package func finishSucceeded(in environment: borrowing RetryEnvironment) {
+  package func finishSucceeded(
+    in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
+  ) {
     circuit?.succeeded(attempt: machine.attempts, in: environment)
-    finish(.succeeded, in: environment)
+    var end = given
+    if let metrics {
+      let now = given ?? elapsed()
+      metrics.attemptEnded(succeeded: true, after: now.subtractingClamped(attemptStart))
+      end = now
+    }
+    finish(.succeeded, in: environment, elapsed: end)
   }
 
   /// Handles a failed attempt: returns when the next attempt may start (after the delay and
@@ -181,6 +212,10 @@ package struct RetryRun: Sendable {
     if let observer = environment.observer {
       observer(.attemptFailed(attempt: machine.attempts, error: error))
     }
+    if let metrics {
+      let end = given ?? self.elapsed()
+      metrics.attemptEnded(succeeded: false, after: end.subtractingClamped(attemptStart))
+    }
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
@@ -198,7 +233,7 @@ package struct RetryRun: Sendable {
     }
     switch action {
     case .giveUp(let reason):
-      throw stop(reason, error, in: environment)
+      throw stop(reason, error, in: environment, elapsed: given)
     case .retry(let index, let delay):
       var hook: (@Sendable (RetryHookContext) async throws -> Void)?
       if let name = machine.hookName(ofRule: index) {
@@ -208,7 +243,8 @@ package struct RetryRun: Sendable {
         }
       }
       if let budget, !isFirstOfEpisode, !budget.hasToken {
-        throw stop(.budgetExhausted, error, in: environment)
+        metrics?.attemptRefused(by: .budget)
+        throw stop(.budgetExhausted, error, in: environment, elapsed: given)
       }
       if let observer = environment.observer {
         observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
@@ -273,21 +309,27 @@ package struct RetryRun: Sendable {
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
   private func stop(
-    _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment
+    _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
+    elapsed given: Duration? = nil
   ) -> any Error {
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
     if let observer = environment.observer {
       observer(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     }
-    finish(.failed(reason), in: environment)
+    finish(.failed(reason), in: environment, elapsed: given)
     return thrown
   }
 
-  private func finish(_ outcome: RetryOutcome, in environment: borrowing RetryEnvironment) {
+  private func finish(
+    _ outcome: RetryOutcome, in environment: borrowing RetryEnvironment,
+    elapsed given: Duration? = nil
+  ) {
+    metrics?.runEnded(outcome, after: given ?? elapsed())
     guard let observer = environment.observer else { return }
     let summary = RetrySummary(
-      attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed(), outcome: outcome)
+      attempts: machine.attempts, totalDelay: totalDelay, elapsed: given ?? elapsed(),
+      outcome: outcome)
     observer(.finished(summary))
   }
 

@@ -33,5 +33,6 @@ public struct RetryContext: Sendable, Hashable {
 
 extension CompiledPolicy {
   /// The name that metrics and ``RetryContext`` give the policy: its name, or `anonymous`.
+  @usableFromInline
   package var metricsName: String { name ?? "anonymous" }
 }
