@@ -113,6 +113,7 @@ extension URLSession {
         case .finished(var summary):
           summary.statusCode = lastStatus.value
           summary.method = method
+          summary.resendCount = max(0, summary.attempts - 1)
           if refusedError.value != nil, summary.outcome == .failed(.errorNotMatched) {
             summary.outcome = .failed(.notIdempotent)
           }

@@ -44,14 +44,20 @@ extension CompiledPolicy {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
         permit = try circuitBreaker.admitFirstAttempt()
         do {
-          let value = try await operation()
+          let value = try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
           circuitBreaker.recordFirstSuccess(permit, policy: clause)
           return value
         } catch {
           firstFailure = error
         }
       } else {
-        do { return try await operation() } catch { firstFailure = error }
+        do {
+          return try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+        } catch {
+          firstFailure = error
+        }
       }
     } else {
       firstFailure = nil
@@ -105,14 +111,20 @@ extension CompiledPolicy {
         }
         permit = try environment.breaker?.admitFirstAttempt() ?? .normal
         do {
-          let value = try await operation()
+          let value = try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
           environment.breaker?.recordFirstSuccess(permit, policy: clause)
           return value
         } catch {
           firstFailure = error
         }
       } else {
-        do { return try await operation() } catch { firstFailure = error }
+        do {
+          return try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+        } catch {
+          firstFailure = error
+        }
       }
     } else {
       firstFailure = nil

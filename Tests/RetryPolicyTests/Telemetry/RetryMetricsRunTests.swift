@@ -190,4 +190,19 @@ struct RetryMetricsRunTests {
     #expect(values?.attempts == [.success: 1, .failure: 1, .refused: 0])
     #expect(values?.successfulRuns == 1)
   }
+
+  @Test("RetryContext is set in every form of run, metrics or not")
+  func contextEverywhere() async throws {
+    let policy = try named("search", "retry 1 on serverError")
+    #expect(try await policy.run { RetryContext.current } == .init(policy: "search", attempt: 1))
+    let anonymous = try compile(policy: "retry 1")
+    let context = try await anonymous.run(in: RetryEnvironment()) { RetryContext.current }
+    #expect(context == RetryContext(policy: "anonymous", attempt: 1))
+    let guarded = try named("guarded", "retry 1 breaker 50%")
+    let breaker = CircuitBreaker()
+    let inBreaker = try await guarded.run(in: RetryEnvironment(breaker: breaker)) {
+      RetryContext.current
+    }
+    #expect(inBreaker == RetryContext(policy: "guarded", attempt: 1))
+  }
 }
