@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyEngines
 
 /// `retry-policy check FILE…`: parses and compiles policy files and reports every
 /// diagnostic.

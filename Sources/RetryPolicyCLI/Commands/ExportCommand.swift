@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 
 /// `retry-policy export --to grpc|envoy POLICY`: the policy as a gRPC service config or as
 /// Envoy route and cluster settings, with a warning for each clause the engine cannot express
@@ -148,11 +149,7 @@ enum ExportCommand: Subcommand {
     engine: Options.Engine, json: Bool, context: CommandContext
   ) -> Int32 {
     let output = context.output
-    let diagnostics = result.notes.map {
-      Diagnostic(
-        id: .inexactExport, severity: isStrict ? .error : .warning, summary: $0.message,
-        at: $0.range)
-    }.sorted { $0.range.start.offset < $1.range.start.offset }
+    let diagnostics = result.diagnostics(isStrict: isStrict)
     PolicyInput.printDiagnostics(diagnostics, bytes: source, name: name, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
     if engine == .envoy, !json {
@@ -228,11 +225,4 @@ enum GRPCFileExport {
     }
     return .success((bytes, items))
   }
-}
-
-extension DiagnosticID {
-  /// The export's own diagnostic: a clause the engine cannot express exactly.
-  ///
-  /// A warning, an error with `--strict`; never reported by `check` or `compile`.
-  static let inexactExport = DiagnosticID(tool: "inexact-export")
 }

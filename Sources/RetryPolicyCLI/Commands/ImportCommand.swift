@@ -1,4 +1,5 @@
 import Foundation
+import RetryPolicyEngines
 
 /// `retry-policy import --from grpc FILE.json`: a gRPC service config's retry settings as
 /// policy text, to bring existing configs under `check` and `explain`.
