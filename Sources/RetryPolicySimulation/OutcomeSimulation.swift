@@ -19,6 +19,8 @@ package struct Simulation: Sendable {
   package var script: OutcomeScript
   /// The seed of the jitter's random numbers.
   package var seed: UInt64
+  /// What the run records into, if anything, under the policy's name.
+  package var metrics: RetryMetrics?
   /// The most attempts the simulation makes before it stops on its own
   /// (``Simulation/attemptLimit`` unless a test asks for fewer).
   package var attemptLimit: Int
@@ -76,7 +78,7 @@ package struct Simulation: Sendable {
     }
     let environment = RetryEnvironment(
       clock: clock, random: SeededRandomNumberGenerator(seed: seed), errorClasses: classes,
-      hooks: hooks, observer: { log.record($0) })
+      hooks: hooks, observer: { log.record($0) }, metrics: metrics)
     // The operation plays the timeout (see above), so the runtime must not race it.
     var running = policy
     running.attemptTimeout = nil

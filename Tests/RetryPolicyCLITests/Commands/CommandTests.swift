@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 import RetryPolicyTestSupport
 import RetryPolicyTesting
