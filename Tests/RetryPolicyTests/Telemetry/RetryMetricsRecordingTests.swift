@@ -192,4 +192,20 @@ struct RetryMetricsRecordingTests {
     #expect(RetryStopReason.metricsCases[reason.metricsIndex] == reason)
     #expect(reason.caseName == name)
   }
+
+  @Test("the classic text names counters' families with _total and has no UNIT or EOF")
+  func classicText() {
+    let metrics = RetryMetrics()
+    let policy = metrics.policy(named: "payments")
+    policy.attemptStarted()
+    policy.attemptEnded(succeeded: true, after: .milliseconds(2))
+    let text = metrics.prometheusText()
+    #expect(text.contains("# TYPE retry_policy_attempts_total counter\n"))
+    #expect(text.contains("# HELP retry_policy_runs_total "))
+    #expect(text.contains("# TYPE retry_policy_attempt_duration_seconds histogram\n"))
+    #expect(!text.contains("# UNIT"))
+    #expect(!text.contains("# EOF"))
+    let samples = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#") } }
+    #expect(samples(text) == samples(metrics.openMetricsText()))
+  }
 }

@@ -48,20 +48,28 @@ final class MetricsServer: @unchecked Sendable {
       guard !bytes.isEmpty else { return }
       request += bytes
     }
-    let line = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+    let head = String(decoding: request, as: UTF8.self)
+    let line = head.prefix { $0 != "\r" }
     let parts = line.split(separator: " ")
+    // Prometheus asks for OpenMetrics in its Accept header; other clients get the classic
+    // text format.
+    let asksForOpenMetrics = head.lowercased().contains("application/openmetrics-text")
     let (status, type, body): (String, String, String)
-    if parts.count >= 2, parts[0] == "GET", parts[1] == "/metrics" {
+    if parts.count >= 2, parts[0] == "GET", parts[1] == "/metrics", !asksForOpenMetrics {
+      (status, type, body) = (
+        "200 OK", RetryMetrics.prometheusContentType, metrics.prometheusText()
+      )
+    } else if parts.count >= 2, parts[0] == "GET", parts[1] == "/metrics" {
       (status, type, body) = (
         "200 OK", RetryMetrics.openMetricsContentType, metrics.openMetricsText()
       )
     } else {
       (status, type, body) = ("404 Not Found", "text/plain; charset=utf-8", "not found\n")
     }
-    let head =
+    let response =
       "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\n"
       + "Connection: close\r\n\r\n"
-    Sockets.send(connection, Array(head.utf8) + Array(body.utf8))
+    Sockets.send(connection, Array(response.utf8) + Array(body.utf8))
   }
 }
 

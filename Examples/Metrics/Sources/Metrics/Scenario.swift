@@ -11,20 +11,21 @@ enum ServiceError: Error {
 /// retries, exhausted retries, an error no rule matches, a budget's refusal, a circuit that
 /// opens and refuses, and an attempt in flight when the text is taken.
 enum Scenario {
-  static func run() async -> String {
+  /// The metrics' text in both formats, taken during the last attempt.
+  static func run() async -> (openMetrics: String, classic: String) {
     let clock = ImmediateClock()
     let metrics = RetryMetrics()
-    let budget = RetryBudget()
     let breaker = CircuitBreaker(clock: clock)
     let environment = RetryEnvironment(
-      clock: clock, budgets: ["payments": budget], breakers: ["search": breaker],
+      clock: clock, budgets: ["orders": RetryBudget()], breakers: ["search": breaker],
       metrics: metrics)
     // Policies as a policy file would name them.
     let file = """
-      policy payments = retry 2 on serverError backoff 100ms budget 10%
+      policy payments = retry 2 on serverError backoff 100ms
+      policy orders = retry 10 on serverError budget 10%
       policy search = retry 1 on serverError breaker 50% min 2 for 5s
       """
-    guard let policies = try? compile(policyFile: file) else { return "invalid policies\n" }
+    guard let policies = try? compile(policyFile: file) else { return ("", "") }
     func policy(_ name: String) -> CompiledPolicy {
       policies[name] ?? CompiledPolicy(rules: [])
     }
@@ -38,11 +39,13 @@ enum Scenario {
       clock.advance(by: .milliseconds(50))
       if calls < 3 { throw ServiceError.serverError }
     }
-    // payments, the budget emptied: the retry is refused (budgetExhausted, by budget).
-    while budget.tokens >= 1 { _ = budget.withdrawForRetry() }
-    _ = try? await policy("payments").run(in: environment) {
-      clock.advance(by: .milliseconds(5))
-      throw ServiceError.serverError
+    // orders: eleven failed attempts spend the budget's ten tokens (retriesExhausted); the
+    // next run's retry finds none (budgetExhausted, refused by budget).
+    for _ in 0..<2 {
+      _ = try? await policy("orders").run(in: environment) {
+        clock.advance(by: .milliseconds(5))
+        throw ServiceError.serverError
+      }
     }
 
     // search: two failures of 2 s open the circuit (retriesExhausted); the next run is refused
@@ -66,7 +69,7 @@ enum Scenario {
     reports.name = "reports \"daily\"\\eu"
     return
       (try? await reports.run(in: environment) {
-        metrics.openMetricsText()
-      }) ?? ""
+        (metrics.openMetricsText(), metrics.prometheusText())
+      }) ?? ("", "")
   }
 }

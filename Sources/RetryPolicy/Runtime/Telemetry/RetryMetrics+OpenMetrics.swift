@@ -16,7 +16,7 @@ extension RetryMetrics {
   ///     # EOF
   public func openMetricsText() -> String {
     let totals = policies().map(PolicyTotals.init)
-    var writer = OpenMetricsWriter(capacity: 256 + totals.count * 4096)
+    var writer = OpenMetricsWriter(capacity: 256 + totals.count * 4096, isOpenMetrics: true)
     writer.write(totals)
     return writer.text
   }
@@ -24,15 +24,34 @@ extension RetryMetrics {
   /// The content type of ``openMetricsText()``, for the response's `Content-Type` header.
   public static let openMetricsContentType =
     "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+  /// The values now in Prometheus' classic text format (0.0.4): the same samples as
+  /// ``openMetricsText()``, for a scraper that does not ask for OpenMetrics (its `Accept`
+  /// header has no `application/openmetrics-text`) and for `promtool check metrics`.
+  ///
+  /// The classic format names a counter's family with its `_total` suffix, and has neither
+  /// `# UNIT` lines nor `# EOF`. Serve it with ``prometheusContentType``.
+  public func prometheusText() -> String {
+    let totals = policies().map(PolicyTotals.init)
+    var writer = OpenMetricsWriter(capacity: 256 + totals.count * 4096, isOpenMetrics: false)
+    writer.write(totals)
+    return writer.text
+  }
+
+  /// The content type of ``prometheusText()``.
+  public static let prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
 }
 
-/// Writes the OpenMetrics text of policies' totals into bytes.
+/// Writes the OpenMetrics text of policies' totals into bytes, or Prometheus' classic text.
 struct OpenMetricsWriter {
   typealias Offset = PolicyMetrics.Offset
   private var bytes: [UInt8] = []
+  /// OpenMetrics 1.0; else the classic text format 0.0.4.
+  private let isOpenMetrics: Bool
 
-  init(capacity: Int) {
+  init(capacity: Int, isOpenMetrics: Bool) {
     bytes.reserveCapacity(capacity)
+    self.isOpenMetrics = isOpenMetrics
   }
 
   var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -119,16 +138,21 @@ struct OpenMetricsWriter {
           "retry_policy_breaker_state", policy, ",state=\"", label, state == shown ? 1 : 0)
       }
     }
-    append("# EOF\n")
+    if isOpenMetrics { append("# EOF\n") }
   }
 
-  private mutating func family(_ name: String, type: String, help: String, unit: String? = nil) {
+  /// The `# TYPE`, `# UNIT` and `# HELP` lines of family `family` (a counter's family is
+  /// named without `_total` in OpenMetrics, with it in the classic format).
+  private mutating func family(
+    _ family: String, type: String, help: String, unit: String? = nil
+  ) {
+    let name = isOpenMetrics || type != "counter" ? family : family + "_total"
     append("# TYPE ")
     append(name)
     append(" ")
     append(type)
     newline()
-    if let unit {
+    if let unit, isOpenMetrics {
       append("# UNIT ")
       append(name)
       append(" ")
