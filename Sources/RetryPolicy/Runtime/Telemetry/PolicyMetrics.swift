@@ -210,9 +210,9 @@ extension RetryStopReason {
     }
   }
 
-  /// The reason's case name, the `reason` label of `retry_policy_runs_total`:
-  /// `retriesExhausted`.
-  package var caseName: String {
+  /// The reason's case name, as the `reason` label of ``RetryMetrics``'
+  /// `retry_policy_runs_total` gives it: `retriesExhausted`.
+  public var caseName: String {
     switch self {
     case .retriesExhausted: "retriesExhausted"
     case .errorNotMatched: "errorNotMatched"
