@@ -39,10 +39,12 @@ package struct RetryRun: Sendable {
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
   package private(set) var totalDelay: Duration = .zeroInline
-  /// The counters of the policy's name, when the environment has ``RetryMetrics``, and when
-  /// the attempt under way started (the time since the run started).
-  private var metrics: PolicyMetrics?
-  private var attemptStart: Duration = .zeroInline
+  /// Why this run may make no retry, when it may not (`notIdempotent`: a request
+  /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
+  /// this reason, after the breaker and the budget counted it as any failure.
+  package var retryRefusal: RetryStopReason?
+  /// The run's side of the environment's ``RetryMetrics``, if it has one.
+  private var recorder: RunRecorder?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -58,17 +60,13 @@ package struct RetryRun: Sendable {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
     // (Not `||`: its autoclosure would consume the borrowed environment.)
-    let isObserved = environment.observer != nil
+    let isObserved = environment.isObserved
     let isTimed = isObserved ? true : policy.deadline != nil
     self.init(
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
       breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
-    if let metrics = environment.metrics {
-      record(into: metrics, policy: policy)
-      startStopwatch(on: clock)
-    } else if isTimed {
-      startStopwatch(on: clock)
-    }
+    if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    if isTimed { startStopwatch(on: clock) }
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
@@ -94,9 +92,7 @@ package struct RetryRun: Sendable {
   /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
   @usableFromInline
   package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
-    let counters = metrics.policy(policy)
-    if let circuit { counters.observe(circuit.breaker) }
-    self.metrics = counters
+    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
   }
 
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
@@ -125,51 +121,63 @@ package struct RetryRun: Sendable {
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) throws {
-    if let error = pendingError, let deadline = machine.deadline,
-      (given ?? episodeElapsed()) > deadline
-    {
-      throw stop(.deadlineExceeded, error, in: environment)
-    }
-    // The breaker before the budget: a refused retry spends no token.
-    if circuit != nil, let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
-    {
-      metrics?.attemptRefused(by: .breaker)
-      // The first attempt throws the circuit's error, a later one the last error.
-      throw stop(.circuitOpen, pendingError ?? refusal, in: environment, elapsed: given)
-    }
-    if let error = pendingError {
-      if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
-        circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-        metrics?.attemptRefused(by: .budget)
-        throw stop(.budgetExhausted, error, in: environment, elapsed: given)
+    // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
+    // ends the run, and a stage that spends comes after every stage that may refuse.
+    for stage in RunStage.beforeAttempt {
+      switch stage {
+      case .deadline:
+        if let error = pendingError, let deadline = machine.deadline,
+          (given ?? episodeElapsed()) > deadline
+        {
+          throw stop(.deadlineExceeded, error, in: environment, elapsed: given)
+        }
+      case .breaker:
+        if circuit != nil,
+          let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
+        {
+          // The first attempt throws the circuit's error, a later one the last error.
+          throw stop(.circuitOpen, pendingError ?? refusal, in: environment, elapsed: given)
+        }
+      case .budget:
+        if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
+          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
+          throw stop(.budgetExhausted, error, in: environment, elapsed: given)
+        }
+      case .attemptTimeout, .hedge, .rules:
+        // Asked by the driver around the attempt, and after it failed.
+        continue
       }
-      pendingError = nil
     }
+    pendingError = nil
     if isFirstOfEpisode {
       budget?.recordFirstAttempt(ratio: budgetRatio)
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    if let metrics {
-      metrics.attemptStarted()
-      attemptStart = given ?? elapsed()
-    }
-    if let observer = environment.observer { observer(.attemptStarted(attempt: machine.attempts)) }
+    let attempt = machine.attempts
+    let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
+    environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
   }
 
   /// Reports that the last attempt succeeded and the run is over.
   @usableFromInline
-  package func finishSucceeded(
+  package mutating func finishSucceeded(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) {
     circuit?.succeeded(attempt: machine.attempts, in: environment)
-    var end = given
-    if let metrics {
-      let now = given ?? elapsed()
-      metrics.attemptEnded(succeeded: true, after: now.subtractingClamped(attemptStart))
-      end = now
-    }
-    finish(.succeeded, in: environment, elapsed: end)
+    finish(.succeeded, in: environment, elapsed: given)
+  }
+
+  /// Reports that the attempt under way delivered (a sequence's first element): a success
+  /// for the breaker, which releases a probe; the run goes on.
+  package mutating func attemptDelivered(in environment: borrowing RetryEnvironment) {
+    circuit?.succeeded(attempt: machine.attempts, in: environment)
+  }
+
+  /// Releases what the attempt under way holds when the run ends without its result (an
+  /// abandoned sequence): a half-open circuit's probe.
+  package mutating func abandon() {
+    circuit?.release()
   }
 
   /// Handles a failed attempt: returns when the next attempt may start (after the delay and
@@ -209,27 +217,34 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    if let observer = environment.observer {
-      observer(.attemptFailed(attempt: machine.attempts, error: error))
-    }
-    if let metrics {
-      let end = given ?? self.elapsed()
-      metrics.attemptEnded(succeeded: false, after: end.subtractingClamped(attemptStart))
-    }
+    let attempt = machine.attempts
+    let now = recorder == nil ? Duration.zeroInline : given ?? self.elapsed()
+    environment.report(
+      .attemptFailed(attempt: attempt, error: error), recording: &recorder, at: now)
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
-    if let circuit {
-      // A failure for the breaker is an error a rule matches; cancellation and an error no
-      // rule matches are neither.
+    if circuit != nil {
+      // A failure for the breaker is an error a rule matches, and an attempt the policy's
+      // own `timeout` cut off; cancellation and an error no rule matches are neither.
       let counts: Bool
       switch action {
-      case .giveUp(.cancelled), .giveUp(.errorNotMatched): counts = false
-      default: counts = true
+      case .giveUp(.cancelled): counts = false
+      case .giveUp(.errorNotMatched): counts = error is AttemptTimeoutError
+      case .giveUp, .retry: counts = true
       }
-      circuit.failed(attempt: machine.attempts, counts: counts, in: environment)
+      let opened =
+        circuit?.failed(attempt: machine.attempts, counts: counts, in: environment) ?? false
+      // A run whose own failure opened the circuit ends at once: it never waits out a
+      // delay before a retry the circuit would refuse.
+      if opened, case .retry = action {
+        throw stop(.circuitOpen, error, in: environment, elapsed: given)
+      }
+    }
+    if let retryRefusal, case .retry = action {
+      throw stop(retryRefusal, error, in: environment, elapsed: given)
     }
     switch action {
     case .giveUp(let reason):
@@ -239,16 +254,14 @@ package struct RetryRun: Sendable {
       if let name = machine.hookName(ofRule: index) {
         hook = environment.hooks[name]
         if hook == nil {
-          throw stop(.hookFailed, UnregisteredHookError(name: name), in: environment)
+          throw stop(
+            .hookFailed, UnregisteredHookError(name: name), in: environment, elapsed: given)
         }
       }
       if let budget, !isFirstOfEpisode, !budget.hasToken {
-        metrics?.attemptRefused(by: .budget)
         throw stop(.budgetExhausted, error, in: environment, elapsed: given)
       }
-      if let observer = environment.observer {
-        observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
-      }
+      environment.report(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
       if budget != nil || machine.deadline != nil || circuit != nil { pendingError = error }
       guard delay.isPositive || hook != nil else {
@@ -292,7 +305,7 @@ package struct RetryRun: Sendable {
 
   /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
   /// cancelled; returns the `CancellationError` to throw.
-  package func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
+  package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
     stop(.cancelled, CancellationError(), in: environment)
   }
 
@@ -308,29 +321,33 @@ package struct RetryRun: Sendable {
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private func stop(
+  private mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) -> any Error {
+    // However the run ends, the attempt under way no longer holds the circuit's probe.
+    circuit?.release()
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    if let observer = environment.observer {
-      observer(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
-    }
+    let attempt = machine.attempts
+    let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
+    environment.report(
+      .gaveUp(attempt: attempt, reason: reason, error: thrown), recording: &recorder, at: now)
     finish(.failed(reason), in: environment, elapsed: given)
     return thrown
   }
 
-  private func finish(
+  private mutating func finish(
     _ outcome: RetryOutcome, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) {
-    metrics?.runEnded(outcome, after: given ?? elapsed())
-    guard let observer = environment.observer else { return }
+    guard environment.isObserved else { return }
+    let elapsed = given ?? elapsed()
     let summary = RetrySummary(
-      attempts: machine.attempts, totalDelay: totalDelay, elapsed: given ?? elapsed(),
-      outcome: outcome)
-    observer(.finished(summary))
+      attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed, outcome: outcome)
+    // (The summary is a local: the event's closure must not read `self` while the recorder,
+    // a part of it, is written.)
+    environment.report(.finished(summary), recording: &recorder, at: elapsed)
   }
 
   /// The time since the run's first attempt, or zero when nothing needs it (see
