@@ -100,8 +100,9 @@ private struct StormEngine {
     self.metrics = metrics
     var hooks: [String: @Sendable () async throws -> Void] = [:]
     for name in policy.rules.compactMap(\.hook) { hooks[name] = {} }
+    // With metrics, each run's recorder reports through the environment, as in `run`.
     self.environment = RetryEnvironment(
-      errorClasses: ["serverError": { $0 is StormBackendError }], hooks: hooks)
+      errorClasses: ["serverError": { $0 is StormBackendError }], hooks: hooks, metrics: metrics)
     self.budgets =
       policy.budgetRatio == nil ? [] : (0..<scenario.clients).map { _ in RetryBudget() }
     let clock = self.clock
