@@ -55,7 +55,8 @@ package struct RetryRun: Sendable {
   @inline(__always)
   package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
-    attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal
+    attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal,
+    startedAt start: C.Instant? = nil
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
@@ -66,7 +67,8 @@ package struct RetryRun: Sendable {
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
       breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
-    if isTimed { startStopwatch(on: clock) }
+    // `start`: the first attempt, made by `run` itself, started then (and was counted).
+    if isTimed { startStopwatch(on: clock, at: start) }
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
@@ -97,8 +99,8 @@ package struct RetryRun: Sendable {
 
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
   @usableFromInline
-  mutating func startStopwatch<C: Clock<Duration>>(on clock: C) {
-    stopwatch = Stopwatch(clock: clock, start: clock.now)
+  mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
+    stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
 
   /// The attempts started so far.

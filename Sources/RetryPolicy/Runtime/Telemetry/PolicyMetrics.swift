@@ -11,9 +11,16 @@ import Synchronization
 /// failed are the counts of those histograms, and the attempts in flight are the attempts
 /// started less those ended. A refused attempt is counted once, by its cause; the attempts
 /// refused are the sum of the refusals.
+///
+/// The cells are one block of atomics, each stripe a whole number of cache lines, allocated
+/// with the object and freed with it: reading them for an exposition is a sequential scan,
+/// not a pointer chase per counter.
+@usableFromInline
 package final class PolicyMetrics: @unchecked Sendable {
-  // Sound: `breaker` is read and written only while `lock` is held; everything else is a
-  // constant or an atomic.
+  // Sound: `breaker` is read and written only while `lock` is held; `cells` points to
+  // `stripeCount × Offset.stride` atomics, initialized in `init`, freed in `deinit`, and only
+  // ever read and written through their atomic operations; everything else is a constant or
+  // an atomic.
   /// The stripes of every counter: a power of two.
   static let stripeCount = 8
 
@@ -21,7 +28,7 @@ package final class PolicyMetrics: @unchecked Sendable {
   package let name: String
   /// `{policy="NAME"`, the name escaped: the start of every sample's labels.
   let labelPrefix: [UInt8]
-  private let cells: [Cell]
+  private let cells: UnsafeMutablePointer<Atomic<UInt64>>
   /// The breaker of the policy's latest run, for the state gauge; nil until a run of the
   /// policy had one.
   private var breaker: CircuitBreaker?
@@ -29,12 +36,6 @@ package final class PolicyMetrics: @unchecked Sendable {
   private let breakerIdentity = Atomic<UInt>(0)
   /// An `NSLock`, which ThreadSanitizer sees (see <doc:ProcessWideState>).
   private let lock = NSLock()
-
-  /// One counter: an atomic in an object of its own (no unsafe pointers are needed to keep an
-  /// array of atomics).
-  final class Cell: Sendable {
-    let value = Atomic<UInt64>(0)
-  }
 
   /// Where each counter is in a stripe.
   enum Offset {
@@ -51,7 +52,8 @@ package final class PolicyMetrics: @unchecked Sendable {
     static let runSum = runFailures + DurationBuckets.bucketCount
     /// One per stop reason, in the order of ``RetryStopReason/metricsIndex``.
     static let runReasons = runSum + 1
-    static let stride = runReasons + RetryStopReason.metricsCases.count
+    /// The cells of a stripe: its counters, rounded up to whole cache lines (8 cells).
+    static let stride = (runReasons + RetryStopReason.metricsCases.count + 7) / 8 * 8
   }
 
   /// The counters of `name` (the `policy` label's value).
@@ -61,24 +63,35 @@ package final class PolicyMetrics: @unchecked Sendable {
     OpenMetricsWriter.appendEscaped(name, to: &prefix)
     prefix.append(UInt8(ascii: "\""))
     self.labelPrefix = prefix
-    self.cells = (0..<(Self.stripeCount * Offset.stride)).map { _ in Cell() }
+    let count = Self.stripeCount * Offset.stride
+    let raw = UnsafeMutableRawPointer.allocate(
+      byteCount: count * MemoryLayout<Atomic<UInt64>>.stride, alignment: 64)
+    let cells = raw.bindMemory(to: Atomic<UInt64>.self, capacity: count)
+    for index in 0..<count { (cells + index).initialize(to: Atomic(0)) }
+    self.cells = cells
+  }
+
+  deinit {
+    let count = Self.stripeCount * Offset.stride
+    cells.deinitialize(count: count)
+    UnsafeMutableRawPointer(cells).deallocate()
   }
 
   @inline(__always)
   private func add(_ amount: UInt64, at offset: Int) {
     let stripe = circuitBreakerStripe(of: Self.stripeCount)
-    cells[stripe &* Offset.stride &+ offset].value.wrappingAdd(amount, ordering: .relaxed)
+    cells[stripe &* Offset.stride &+ offset].wrappingAdd(amount, ordering: .relaxed)
   }
 
   /// The value of cell `index` (stripe × stride + offset).
   func cell(at index: Int) -> UInt64 {
-    cells[index].value.load(ordering: .relaxed)
+    cells[index].load(ordering: .relaxed)
   }
 
   // MARK: Recording
 
   /// An attempt of the policy starts (the operation is about to be called).
-  @inline(__always)
+  @usableFromInline
   package func attemptStarted() {
     add(1, at: Offset.started)
   }
@@ -90,9 +103,22 @@ package final class PolicyMetrics: @unchecked Sendable {
     let nanoseconds = DurationBuckets.nanoseconds(duration)
     let base = succeeded ? Offset.attemptSuccesses : Offset.attemptFailures
     let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
-    cells[stripe &+ base &+ DurationBuckets.index(ofNanoseconds: nanoseconds)].value
-      .wrappingAdd(1, ordering: .relaxed)
-    cells[stripe &+ Offset.attemptSum].value.wrappingAdd(nanoseconds, ordering: .relaxed)
+    cells[stripe &+ base &+ DurationBuckets.index(ofNanoseconds: nanoseconds)].wrappingAdd(
+      1, ordering: .relaxed)
+    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
+
+  /// A run's first attempt succeeded after `duration`: the attempt and the run end together
+  /// (what `run`'s own path records, without a driver).
+  @usableFromInline
+  package func firstAttemptSucceeded(after duration: Duration) {
+    let nanoseconds = DurationBuckets.nanoseconds(duration)
+    let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
+    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
+    cells[stripe &+ Offset.attemptSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+    cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
   }
 
   /// An attempt the run wanted to make was refused, by `cause`; it never started.
@@ -108,13 +134,13 @@ package final class PolicyMetrics: @unchecked Sendable {
     let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
     switch outcome {
     case .succeeded:
-      cells[stripe &+ Offset.runSuccesses &+ bucket].value.wrappingAdd(1, ordering: .relaxed)
+      cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
     case .failed(let reason):
-      cells[stripe &+ Offset.runFailures &+ bucket].value.wrappingAdd(1, ordering: .relaxed)
-      cells[stripe &+ Offset.runReasons &+ reason.metricsIndex].value
-        .wrappingAdd(1, ordering: .relaxed)
+      cells[stripe &+ Offset.runFailures &+ bucket].wrappingAdd(1, ordering: .relaxed)
+      cells[stripe &+ Offset.runReasons &+ reason.metricsIndex].wrappingAdd(
+        1, ordering: .relaxed)
     }
-    cells[stripe &+ Offset.runSum].value.wrappingAdd(nanoseconds, ordering: .relaxed)
+    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
   }
 
   /// The policy's run uses `breaker`: its state is what the breaker gauge shows.

@@ -89,7 +89,7 @@ public final class RetryMetrics: @unchecked Sendable {
   }
 
   /// The counters of `policy`'s name.
-  @inline(__always)
+  @usableFromInline
   package func policy(_ policy: borrowing CompiledPolicy) -> PolicyMetrics {
     self.policy(named: policy.name)
   }
