@@ -27,6 +27,7 @@ enum BenchmarkCommand {
     StormBenchmarkScenario.scenario,
     PolicyStoreScenario.scenario,
     CircuitBreakerScenario.scenario,
+    MetricsScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
