@@ -444,7 +444,7 @@ struct CheckWatchTests {
 }
 
 /// A clock whose sleeps return at once, each after calling `onSleep` with its number (1, 2, …).
-private final class SteppingClock: Clock, Sendable {
+final class SteppingClock: Clock, Sendable {
   typealias Instant = ImmediateClock.Instant
   private let base = ImmediateClock()
   private let steps = Mutex(0)

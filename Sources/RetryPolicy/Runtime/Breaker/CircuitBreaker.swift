@@ -68,7 +68,8 @@ public final class CircuitBreaker: Sendable {
   /// While the mode is open: the end of the open time, in nanoseconds since the breaker was
   /// made.
   private let openUntil = Atomic<Int64>(0)
-  private let machine = Mutex(CircuitBreakerStateMachine())
+  // `Locked` (an `NSLock`), not `Mutex`: ThreadSanitizer sees it (see ProcessWideState.md).
+  private let machine = Locked(CircuitBreakerStateMachine())
 
   /// Creates a closed breaker on the system's monotonic clock.
   public init() {
