@@ -47,8 +47,12 @@ enum CheckCommand: Subcommand {
 
       With '--watch' the check runs again whenever one of the files changes (an edit, an
       atomic rename, a symbolic link that now leads elsewhere, a file added to or removed from
-      a folder), with a note saying which, until interrupted: for editing policies beside a
-      running service whose PolicyStore reloads them.
+      a folder, a new or broken link, a file that became a folder or a named pipe), with a
+      note saying which, until interrupted: for editing policies beside a running service
+      whose PolicyStore reloads them. On Linux the folders are watched with inotify, so a
+      look with no change costs next to nothing; elsewhere every look walks them. Under
+      '--watch' only regular files are read: a named pipe, even one named here, is reported
+      as not a regular file, never waited on.
 
       '--classes' and '--hooks' check names against the host's vocabulary, as the library
       does when the host hands one to the compiler: a name outside it is an error with a
