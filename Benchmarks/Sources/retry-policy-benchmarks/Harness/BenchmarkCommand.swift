@@ -26,6 +26,7 @@ enum BenchmarkCommand {
     StormBenchmarkScenario.scenario,
     PolicyStoreScenario.scenario,
     CircuitBreakerScenario.scenario,
+    CircuitBreakerGroupScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
