@@ -14,6 +14,8 @@ let package = Package(
     .library(name: "RetryPolicyTesting", targets: ["RetryPolicyTesting"]),
     // URLSession under a policy; the only product that links FoundationNetworking (issue 11).
     .library(name: "RetryPolicyHTTP", targets: ["RetryPolicyHTTP"]),
+    // Policies as gRPC service configs and Envoy retry settings, and gRPC configs as policies.
+    .library(name: "RetryPolicyEngines", targets: ["RetryPolicyEngines"]),
     .executable(name: "retry-policy", targets: ["retry-policy"]),
     // The build plugin and the command plugins (README.md, "Policies in the build").
     .plugin(name: "RetryPolicyPlugin", targets: ["RetryPolicyPlugin"]),
@@ -29,7 +31,17 @@ let package = Package(
     .target(name: "RetryPolicyHTTP", dependencies: ["RetryPolicy"]),
     // A local HTTP/1.1 server on the platform's sockets, for RetryPolicyHTTPTests; no product.
     .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer"),
-    .target(name: "RetryPolicyCLI", dependencies: ["RetryPolicy", "RetryPolicySimulation"]),
+    // What the test targets share: the package's root folder and a stepping clock; no product.
+    .target(name: "RetryPolicyTestSupport", path: "Tests/RetryPolicyTestSupport"),
+    .target(name: "RetryPolicyEngines", dependencies: ["RetryPolicy"]),
+    // The language server: JSON-RPC framing, the protocol's messages, the session's state
+    // machine; `retry-policy lsp` runs it on standard input and output. No product.
+    .target(name: "RetryPolicyLanguageServer", dependencies: ["RetryPolicy"]),
+    .target(
+      name: "RetryPolicyCLI",
+      dependencies: [
+        "RetryPolicy", "RetryPolicySimulation", "RetryPolicyEngines", "RetryPolicyLanguageServer",
+      ]),
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
     .testTarget(
       name: "RetryPolicyHTTPTests",
@@ -56,13 +68,16 @@ let package = Package(
       dependencies: ["retry-policy"]),
     .testTarget(
       name: "RetryPolicyTests",
-      dependencies: ["RetryPolicy", "RetryPolicyTesting", "RetryPolicySimulation"]
+      dependencies: [
+        "RetryPolicy", "RetryPolicyTesting", "RetryPolicySimulation", "RetryPolicyTestSupport",
+      ]
     ),
     .testTarget(
       name: "RetryPolicyCLITests",
       dependencies: [
-        "RetryPolicyCLI", "RetryPolicy", "RetryPolicySimulation", "RetryPolicyTesting",
-        "retry-policy",
+        "RetryPolicyCLI", "RetryPolicy", "RetryPolicyEngines", "RetryPolicyLanguageServer",
+        "RetryPolicySimulation", "RetryPolicyTesting",
+        "RetryPolicyTestSupport", "retry-policy",
       ],
       exclude: ["Golden"]
     ),

@@ -19,15 +19,23 @@ package struct Simulation: Sendable {
   package var script: OutcomeScript
   /// The seed of the jitter's random numbers.
   package var seed: UInt64
+  /// The most attempts the simulation makes before it stops on its own
+  /// (``Simulation/attemptLimit`` unless a test asks for fewer).
+  package var attemptLimit: Int
 
-  /// Creates the simulation of `policy` under `script`, its jitter seeded with `seed`.
-  package init(policy: CompiledPolicy, script: OutcomeScript, seed: UInt64) {
+  /// Creates the simulation of `policy` under `script`, its jitter seeded with `seed`, cut
+  /// short after `attemptLimit` attempts.
+  package init(
+    policy: CompiledPolicy, script: OutcomeScript, seed: UInt64,
+    attemptLimit: Int = Simulation.attemptLimit
+  ) {
     self.policy = policy
     self.script = script
     self.seed = seed
+    self.attemptLimit = max(1, attemptLimit)
   }
 
-  /// The most attempts a simulation makes before it stops on its own.
+  /// The most attempts a simulation of the tool makes before it stops on its own.
   ///
   /// A policy such as `retry forever immediately within 1m` never moves virtual time
   /// forward. This is the attempts of the largest count the language allows (`retry 10000`).
@@ -68,18 +76,21 @@ package struct Simulation: Sendable {
     }
     let environment = RetryEnvironment(
       clock: clock, random: SeededRandomNumberGenerator(seed: seed), errorClasses: classes,
-      hooks: hooks, observer: { log.record($0) })
+      hooks: hooks, observer: { log.record($0) },
+      // Each simulation's own circuit, on its virtual time: never a process-wide one.
+      breaker: policy.breaker == nil ? nil : CircuitBreaker(clock: clock))
     // The operation plays the timeout (see above), so the runtime must not race it.
     var running = policy
     running.attemptTimeout = nil
     let script = self.script
     let timeout = policy.attemptTimeout
     let attempts = Counter()
+    let attemptLimit = self.attemptLimit
     var finalError: (any Error)?
     do {
       try await running.run(in: environment) {
         let attempt = attempts.increment()
-        guard attempt <= Self.attemptLimit else {
+        guard attempt <= attemptLimit else {
           log.markCutShort()
           throw CancellationError()
         }
@@ -89,7 +100,8 @@ package struct Simulation: Sendable {
       finalError = error
     }
     return log.timeline(
-      policy: policy, script: script, seed: seed, error: finalError, elapsed: clock.now.offset)
+      policy: policy, script: script, seed: seed, error: finalError, elapsed: clock.now.offset,
+      attemptLimit: attemptLimit)
   }
 
   /// Does what one scripted attempt does: spend its time, then succeed or throw.
@@ -147,7 +159,7 @@ private final class EventLog: Sendable {
 
   func timeline(
     policy: CompiledPolicy, script: OutcomeScript, seed: UInt64, error: (any Error)?,
-    elapsed: Duration
+    elapsed: Duration, attemptLimit: Int
   ) -> SimulationTimeline {
     let events = entries.withLock { $0 }
     var attempts: [SimulationTimeline.Attempt] = []
@@ -183,8 +195,8 @@ private final class EventLog: Sendable {
       }
     }
     let isCutShort = cutShort.withLock { $0 }
-    if isCutShort, attempts.count > Simulation.attemptLimit {
-      attempts.removeLast(attempts.count - Simulation.attemptLimit)
+    if isCutShort, attempts.count > attemptLimit {
+      attempts.removeLast(attempts.count - attemptLimit)
     }
     return SimulationTimeline(
       policy: policy, script: script, seed: seed, attempts: attempts, succeeded: error == nil,
@@ -244,6 +256,7 @@ package struct SimulationTimeline: Sendable {
   package var error: String?
   /// The time from the start of the first attempt to the end of the run.
   package var elapsed: Duration
-  /// Whether the simulation stopped at ``Simulation/attemptLimit`` attempts.
+  /// Whether the simulation stopped at its attempt limit (``Simulation/attemptLimit`` for the
+  /// tool); then ``attempts`` holds exactly that many.
   package var isCutShort: Bool = false
 }

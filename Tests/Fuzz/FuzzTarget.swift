@@ -43,8 +43,10 @@ private func exercise(_ source: String) {
     for rule in compiled.rules {
       let schedule = rule.schedule(limit: 20)
       for entry in schedule.entries {
-        check(entry.minimum >= .zero && entry.minimum <= entry.maximum, "bad bounds")
-        check(entry.maximum <= (rule.maxDelay ?? Duration.saturatedDelay), "bound above cap")
+        let maximum = entry.maximum ?? Duration.saturatedDelay
+        check(entry.minimum >= .zero && entry.minimum <= maximum, "bad bounds")
+        check(entry.maximum != nil || rule.honorsRetryAfter, "unbounded without retry-after")
+        check(maximum <= (rule.maxDelay ?? Duration.saturatedDelay), "bound above cap")
       }
     }
     _ = String(describing: compiled)

@@ -4,7 +4,7 @@
 // `export --to grpc` (with the records the import wrote) and written as JSON. It looks for a
 // crash, a hang or a trap on arithmetic, and for the one property the import checks itself: a
 // config that passes every check prints text that reads back as its policies. Built by
-// `.ci/fuzz grpc` with `swiftc` over the library's sources and the CLI's gRPC engine files,
+// `.ci/fuzz grpc` with `swiftc` over the library's sources and those of RetryPolicyEngines,
 // all in one module.
 
 /// Runs one fuzz input through gRPC import and export; libFuzzer calls it.

@@ -1,22 +1,49 @@
-/// One row of a rule's schedule: the delay before a retry and the range jitter can give.
+/// One row of a rule's schedule: the delay before a retry, how short and how long the wait
+/// before it can be, and the longest time all the waits up to it can add up to.
+///
+/// The bounds are those of the wait, not only of the computed delay: under
+/// `honoring retry-after` a delay carried by the error replaces the computed one, so the
+/// wait can be anything from zero to the cap (`max`), and has no upper bound without one.
+/// ``RetryRule/delayBounds(beforeRetry:)`` gives the computed delay's range alone.
 public struct ScheduleEntry: Sendable, Hashable {
   /// The retry the delay comes before, counted from 1.
   public var retry: Int
-  /// The delay without jitter, after the cap.
+  /// The computed delay without jitter, after the cap.
   public var delay: Duration
-  /// The shortest delay jitter can give, after the cap.
+  /// The shortest wait before the retry, after the cap: the low end of jitter's range, or
+  /// zero under `honoring retry-after` (a carried delay may be shorter than the computed one).
   public var minimum: Duration
-  /// The longest delay jitter can give, after the cap.
-  public var maximum: Duration
+  /// The longest wait before the retry, after the cap: the high end of jitter's range, or
+  /// under `honoring retry-after` the cap; nil (unbounded) under `honoring retry-after`
+  /// without `max`.
+  public var maximum: Duration?
+  /// The longest the waits before retries 1 through this one can add up to, saturated; nil
+  /// when one of them is unbounded.
+  public var worstCaseElapsed: Duration?
 }
 
-/// A rule's delays, as `explain` shows them.
+/// A rule's delays, as `explain` shows them: a row a retry, and the worst-case total.
+///
+///     let rule = try compile(policy: "retry 30 backoff 1s max 10s honoring retry-after").rules[0]
+///     let schedule = rule.schedule(limit: 20)
+///     schedule.entries[0].maximum    // 10 seconds: a carried Retry-After may take the cap
+///     schedule.last?.retry           // 30
+///     schedule.worstCaseTotal        // 300 seconds: 30 retries that each wait the cap
 public struct Schedule: Sendable, Hashable {
   /// The rows, one a retry, at most the limit asked for.
   public var entries: [ScheduleEntry]
   /// Whether there are more retries than rows (always true for `retry forever`).
   public var isTruncated: Bool
-  /// The most time all the rule's delays can add up to; nil for `retry forever`.
+  /// The row of the rule's last retry; nil for `retry forever` and for a rule without retries.
+  ///
+  /// It is there also when ``entries`` stop before the last retry. Its
+  /// ``ScheduleEntry/worstCaseElapsed`` is ``worstCaseTotal``.
+  public var last: ScheduleEntry?
+  /// The most time all the rule's waits can add up to, saturated; nil when unbounded: for
+  /// `retry forever`, and under `honoring retry-after` without `max`.
+  ///
+  /// Under `honoring retry-after` with `max`, every retry may wait the cap, so the total is
+  /// the count times the cap.
   public var worstCaseTotal: Duration?
 }
 
@@ -81,6 +108,9 @@ extension RetryRule {
   }
 
   /// The shortest and longest delay jitter can give before retry `n`, after the cap.
+  ///
+  /// These bound the computed delay; under `honoring retry-after` a carried delay may replace
+  /// it, and ``schedule(limit:)`` gives the bounds of the wait itself.
   public func delayBounds(beforeRetry n: Int) -> ClosedRange<Duration> {
     let (low, high) = boundsInSeconds(beforeRetry: n)
     let lower = Duration.saturating(seconds: low)
@@ -179,39 +209,72 @@ extension RetryRule {
     return low + (high - low) * unit
   }
 
-  /// The rule's delays, at most `limit` rows (and never more than 10,000), and the
-  /// worst-case total of all of them.
+  /// The rule's delays, at most `limit` rows (and never more than 10,000), the row of its
+  /// last retry, and the worst-case total of all of them.
   ///
   /// For `retry forever` the rows stop at the limit and the total is nil. Any `limit` is
   /// accepted: zero or less gives no rows. The total of a huge count is computed without
   /// visiting every retry: once the delays stop changing, the rest are multiplied out.
+  ///
+  /// Under `honoring retry-after` the wait before each retry may be a delay carried by the
+  /// error instead of the computed one, capped by `max`: each row's bounds are zero and the
+  /// cap, and the total is the count times the cap (unbounded without `max`).
   public func schedule(limit: Int = 100) -> Schedule {
     let count = behavior.maxCount
     let rows = Swift.min(Swift.max(0, limit), Self.maximumRows, count ?? Int.max)
     var entries: [ScheduleEntry] = []
     entries.reserveCapacity(rows)
+    var elapsed: Double? = 0
     for retry in stride(from: 1, through: rows, by: 1) {
-      let bounds = delayBounds(beforeRetry: retry)
+      let bounds = waitBounds(beforeRetry: retry)
+      elapsed = elapsed.flatMap { sum in bounds.maximum.map { sum + $0.seconds } }
       entries.append(
         ScheduleEntry(
           retry: retry, delay: nominalDelay(beforeRetry: retry),
-          minimum: bounds.lowerBound, maximum: bounds.upperBound))
+          minimum: bounds.minimum, maximum: bounds.maximum,
+          worstCaseElapsed: elapsed.map { .saturating(seconds: $0) }))
+    }
+    let total = count.flatMap(worstCaseTotal(ofRetries:))
+    var last: ScheduleEntry?
+    if let count, count > 0 {
+      let bounds = waitBounds(beforeRetry: count)
+      last = ScheduleEntry(
+        retry: count, delay: nominalDelay(beforeRetry: count),
+        minimum: bounds.minimum, maximum: bounds.maximum, worstCaseElapsed: total)
     }
     return Schedule(
-      entries: entries, isTruncated: count.map { $0 > rows } ?? true,
-      worstCaseTotal: count.map(worstCaseTotal(ofRetries:)))
+      entries: entries, isTruncated: count.map { $0 > rows } ?? true, last: last,
+      worstCaseTotal: total)
+  }
+
+  /// The shortest and longest wait before retry `n`: jitter's range of the computed delay,
+  /// or under `honoring retry-after` zero to the cap (nil, unbounded, without one).
+  private func waitBounds(beforeRetry n: Int) -> (minimum: Duration, maximum: Duration?) {
+    guard honorsRetryAfter else {
+      let bounds = delayBounds(beforeRetry: n)
+      return (bounds.lowerBound, bounds.upperBound)
+    }
+    return (.zero, maxDelay)
+  }
+
+  /// The longest the waits before retries 1 through `count` can add up to, saturated; nil
+  /// under `honoring retry-after` without `max`.
+  private func worstCaseTotal(ofRetries count: Int) -> Duration? {
+    guard honorsRetryAfter else { return worstCaseDelayTotal(ofRetries: count) }
+    guard let cap = maxDelay else { return nil }
+    return .saturating(seconds: Double(count) * cap.seconds)
   }
 
   /// The most rows a schedule has.
   private static let maximumRows = 10_000
 
-  /// The sum of the longest delays of retries 1 through `count`, saturated.
+  /// The sum of the longest computed delays of retries 1 through `count`, saturated.
   ///
   /// The first retries are added one by one; once the delays settle (capped, saturated or
   /// constant) the rest are multiplied out, and past ``explicitTotalRows`` retries the rest
   /// are summed in closed form (see ``tailTotal(from:through:)``), so that any count, up to
   /// `Int.max`, costs at most a few hundred delay computations.
-  private func worstCaseTotal(ofRetries count: Int) -> Duration {
+  private func worstCaseDelayTotal(ofRetries count: Int) -> Duration {
     // From this retry on, a rule's delays can stay the same: past an explicit schedule's end.
     var settled = 1
     if case .customTimerDelayed(_, let delays) = behavior { settled = delays.count + 1 }
@@ -257,7 +320,7 @@ extension RetryRule {
     }
   }
 
-  /// The retries whose delays ``worstCaseTotal(ofRetries:)`` adds one by one.
+  /// The retries whose delays ``worstCaseDelayTotal(ofRetries:)`` adds one by one.
   private static let explicitTotalRows = 256
 
   /// The longest delay before retry `n`, in seconds.

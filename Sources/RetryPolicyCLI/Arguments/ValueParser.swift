@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 
 /// Converts an option's text into its typed value, or says what a valid value looks like.

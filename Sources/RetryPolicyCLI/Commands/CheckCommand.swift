@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyEngines
 
 /// `retry-policy check FILE…`: parses and compiles policy files and reports every
 /// diagnostic.
@@ -53,6 +54,10 @@ enum CheckCommand: Subcommand {
       look with no change costs next to nothing; elsewhere every look walks them. Under
       '--watch' only regular files are read: a named pipe, even one named here, is reported
       as not a regular file, never waited on.
+
+      A name that the build plugin cannot give Swift code is an error too ('swift-name'), as
+      in 'generate': a policy named 'Type' or 'Protocol' (Swift reads RetryPolicies.Type as
+      the metatype), a policy or hook named '_'.
 
       '--classes' and '--hooks' check names against the host's vocabulary, as the library
       does when the host hands one to the compiler: a name outside it is an error with a
@@ -256,7 +261,10 @@ enum CheckCommand: Subcommand {
         // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
         let source = [UInt8](data)
         let analysis = analyze(policyFile: source, vocabulary: options.vocabulary)
-        var diagnostics = analysis.diagnostics
+        // The names `generate` cannot give the build are errors here too, so that a file
+        // `check` passes also builds.
+        var diagnostics = PolicySwiftSource.merging(
+          PolicySwiftSource.nameDiagnostics(of: analysis.syntax), into: analysis.diagnostics)
         if !analysis.hasErrors, analysis.policies.isEmpty {
           let start = SourceLocation(line: 1, column: 1, offset: 0)
           diagnostics.insert(

@@ -14,9 +14,9 @@ enum ExplainCommand: Subcommand {
       Prints the policy, then for each rule its compiled behavior, the number of attempts,
       the error classes, jitter, cap, hook and retry-after handling, a table of the delay
       before each retry with the range jitter can give and the worst-case time elapsed, and
-      the worst-case total; then the policy-wide clauses (within, timeout, budget, and
-      hedge with the timeline of its attempt starts). A
-      range is '-' only when jitter cannot move the delay. With 'honoring retry-after' a
+      the worst-case total; then the policy-wide clauses (within, timeout, budget, hedge
+      with the timeline of its attempt starts, and breaker). A range is '-' only when jitter
+      cannot move the delay. With 'honoring retry-after' a
       delay carried by the error replaces the computed one, so each range runs from 0 to
       the cap, and the worst case is the cap on every retry (unbounded without 'max'). For
       'retry forever' the table lists the first 100 retries, as the JSON does; a long
@@ -29,8 +29,9 @@ enum ExplainCommand: Subcommand {
       '--json' prints one JSON object: {"rules": [{"on", "except", "behavior", "jitter",
       "max", "schedule": [{"retry", "delay", "min", "max"}], "truncated", "hook",
       "honorsRetryAfter", "worstCaseTotal"}], "within", "timeout", "budget", "hedge":
-      {"count", "after"} or null, "name", "policy"}. Durations are seconds. For 'retry forever' the schedule lists the first
-      100 retries and "truncated" is true.
+      {"count", "after"} or null, "breaker": {"ratio", "window", "minimum", "open"} or null,
+      "name", "policy"}. Durations are seconds. For 'retry forever' the schedule lists the
+      first 100 retries and "truncated" is true.
       """,
     options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 
 /// `retry-policy export --to grpc|envoy POLICY`: the policy as a gRPC service config or as
 /// Envoy route and cluster settings, with a warning for each clause the engine cannot express
@@ -19,8 +20,11 @@ enum ExportCommand: Subcommand {
       'resourceExhausted', 'UNAVAILABLE') become its status codes. gRPC multiplies each
       delay by a uniform factor in [0.8, 1.2]: 'jitter 20%' is exact, any other jitter
       warns. With '--file' and no '--policy', every policy of the file becomes a method
-      config; a policy imported by 'import --from grpc' gets back its method names and
-      maxTokens from the record comment before it.
+      config, named by the comment on the line before it, the record 'import' writes
+      ('# grpc-service-config: {"name": [{"service": "S", "method": "M"}]}'; an imported
+      policy also gets back its maxTokens); without one, or '--service', for every method.
+      gRPC refuses a config that names a method twice, '[{}]' included: a policy that
+      would is a warning at its name.
 
       '--to envoy' prints YAML (JSON with '--json'): 'route' holds the fields of a
       RouteAction ('timeout' from 'within', 'retry_policy', 'hedge_policy') and 'cluster'
@@ -148,11 +152,7 @@ enum ExportCommand: Subcommand {
     engine: Options.Engine, json: Bool, context: CommandContext
   ) -> Int32 {
     let output = context.output
-    let diagnostics = result.notes.map {
-      Diagnostic(
-        id: .inexactExport, severity: isStrict ? .error : .warning, summary: $0.message,
-        at: $0.range)
-    }.sorted { $0.range.start.offset < $1.range.start.offset }
+    let diagnostics = result.diagnostics(isStrict: isStrict)
     PolicyInput.printDiagnostics(diagnostics, bytes: source, name: name, context: context)
     if isStrict, !diagnostics.isEmpty { return ExitStatus.failure }
     if engine == .envoy, !json {
@@ -228,11 +228,4 @@ enum GRPCFileExport {
     }
     return .success((bytes, items))
   }
-}
-
-extension DiagnosticID {
-  /// The export's own diagnostic: a clause the engine cannot express exactly.
-  ///
-  /// A warning, an error with `--strict`; never reported by `check` or `compile`.
-  static let inexactExport = DiagnosticID(tool: "inexact-export")
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 
 /// `retry-policy simulate POLICY --outcomes …`: runs the policy through the real runtime on

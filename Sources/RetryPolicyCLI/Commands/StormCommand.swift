@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 
 /// `retry-policy storm POLICY… --clients N --outage START+LENGTH …`: simulates a fleet of

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 
 // `explain` for `breaker P% over D min N for D`: the row and the JSON member.
 

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 
 // `explain` for `hedge N after D`: the timeline of attempt starts, and the JSON member.
 

@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 
 /// Renders a compiled policy for `explain`: as text for people and as the contract's JSON.
 ///
@@ -125,8 +126,11 @@ package enum ExplainRendering {
       ))
     var output = labeled(rows, indent: "  ")
     output += "\n"
-    output += scheduleTable(rule, style: style)
-    output += "  worst-case total: " + worstCaseText(rule, policy: policy) + "\n"
+    let schedule = rule.schedule(limit: textScheduleLimit(rule.behavior.maxCount))
+    output += scheduleTable(schedule, count: rule.behavior.maxCount, style: style)
+    output +=
+      "  worst-case total: "
+      + worstCaseText(schedule.worstCaseTotal, rule: rule, policy: policy) + "\n"
     return output
   }
 
@@ -157,32 +161,38 @@ package enum ExplainRendering {
     }
   }
 
+  /// The rows of the policy-wide clauses, in the clause table's order; `within`, `timeout`
+  /// and `budget` say "none" when absent.
   private static func policyDetails(_ policy: CompiledPolicy) -> String {
     var rows: [(String, String)] = []
-    rows.append(
-      (
-        Keyword.within.text,
-        policy.deadline.map {
-          "\($0.policyText): no retry starts whose delay would end past it"
-        } ?? "none"
-      ))
-    rows.append(
-      (
-        Keyword.timeout.text,
-        policy.attemptTimeout.map {
-          "\($0.policyText) per attempt; a cut-off attempt fails with '\(Keyword.timeout.text)'"
-        } ?? "none"
-      ))
-    rows.append(
-      (
-        Keyword.budget.text,
-        policy.budgetRatio.map {
-          "\(percentText($0)): retries of all runs stay below \(percentText($0)) of first"
-            + " attempts, plus a floor of \(RetryBudget.initialTokens)"
-        } ?? "none"
-      ))
-    if let hedge = policy.hedge { rows.append((Keyword.hedge.text, hedgeText(hedge))) }
-    if let breaker = policy.breaker { rows.append((Keyword.breaker.text, breakerText(breaker))) }
+    for clause in Clause.allCases {
+      let value: String?
+      switch clause {
+      case .within:
+        value =
+          policy.deadline.map {
+            "\($0.policyText): no retry starts whose delay would end past it"
+          } ?? "none"
+      case .timeout:
+        value =
+          policy.attemptTimeout.map {
+            "\($0.policyText) per attempt; a cut-off attempt fails with '\(Keyword.timeout.text)'"
+          } ?? "none"
+      case .budget:
+        value =
+          policy.budgetRatio.map {
+            "\(percentText($0)): retries of all runs stay below \(percentText($0)) of first"
+              + " attempts, plus a floor of \(RetryBudget.initialTokens)"
+          } ?? "none"
+      case .hedge: value = policy.hedge.map(hedgeText)
+      case .breaker: value = policy.breaker.map(breakerText)
+      // Rule clauses have the rules' rows.
+      case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
+        .honoringRetryAfter:
+        value = nil
+      }
+      if let value { rows.append((clause.text, value)) }
+    }
     return labeled(rows, indent: "")
   }
 
@@ -193,39 +203,24 @@ package enum ExplainRendering {
     }.joined()
   }
 
+  /// The rows the text table takes from the schedule: every row of a short count, the first
+  /// rows of a long one (the last row follows `…`), the JSON's rows for `retry forever`.
+  private static func textScheduleLimit(_ count: Int?) -> Int {
+    guard let count else { return foreverScheduleLimit }
+    return count > textRowLimit ? textLeadingRows : count
+  }
+
   /// The table of delays, `retry | delay | range | worst-case elapsed`.
-  private static func scheduleTable(_ rule: RetryRule, style: TextStyle) -> String {
-    let count = rule.behavior.maxCount
+  private static func scheduleTable(_ schedule: Schedule, count: Int?, style: TextStyle) -> String {
     if count == 0 { return "  (no retries)\n" }
-    let isLong = count.map { $0 > textRowLimit } ?? true
-    // `retry forever` shows the JSON's rows; a long finite count the first rows and the last.
-    let shown = count.map { isLong ? textLeadingRows : $0 } ?? foreverScheduleLimit
-    let schedule = rule.schedule(limit: shown)
     var rows: [[String]] = [
       [Keyword.retry.text, Keyword.delay.text, "range", "worst-case elapsed"]
     ]
-    var elapsed: Double? = 0
-    for entry in schedule.entries {
-      let bounds = displayedBounds(rule, minimum: entry.minimum, maximum: entry.maximum)
-      elapsed = elapsed.flatMap { sum in bounds.maximum.map { sum + $0.seconds } }
-      rows.append(
-        row(
-          retry: entry.retry, delay: entry.delay, minimum: bounds.minimum,
-          maximum: bounds.maximum, elapsed: elapsed.map { .saturating(seconds: $0) }))
-    }
+    rows += schedule.entries.map(row)
     var ellipsisAfter: Int?
-    if isLong {
+    if schedule.isTruncated {
       ellipsisAfter = rows.count
-      if let count {
-        let computed = rule.delayBounds(beforeRetry: count)
-        let bounds = displayedBounds(
-          rule, minimum: computed.lowerBound, maximum: computed.upperBound)
-        rows.append(
-          row(
-            retry: count, delay: rule.nominalDelay(beforeRetry: count),
-            minimum: bounds.minimum, maximum: bounds.maximum,
-            elapsed: worstCaseTotal(rule)))
-      }
+      if let last = schedule.last { rows.append(row(last)) }
     }
     let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
     var output = ""
@@ -250,44 +245,31 @@ package enum ExplainRendering {
     return output
   }
 
-  /// What a retry's delay can be: the schedule's jitter range, or with `honoring
-  /// retry-after` anything from 0 (a carried delay may be shorter) to the cap, or unbounded
-  /// (nil) without `max`.
-  static func displayedBounds(
-    _ rule: RetryRule, minimum: Duration, maximum: Duration
-  ) -> (minimum: Duration, maximum: Duration?) {
-    guard rule.honorsRetryAfter else { return (minimum, maximum) }
-    return (.zero, rule.maxDelay)
-  }
-
-  /// The worst-case total of a rule's delays; nil when unbounded (`retry forever`, or a
-  /// carried Retry-After delay with no `max`).
-  static func worstCaseTotal(_ rule: RetryRule) -> Duration? {
-    guard rule.honorsRetryAfter else { return rule.schedule(limit: 0).worstCaseTotal }
-    guard let cap = rule.maxDelay, let count = rule.behavior.maxCount else { return nil }
-    return .saturating(seconds: Double(count) * cap.seconds)
-  }
-
-  private static func row(
-    retry: Int, delay: Duration, minimum: Duration, maximum: Duration?, elapsed: Duration?
-  ) -> [String] {
+  /// One row of the table; a range of `-` when jitter cannot move the delay at all.
+  private static func row(_ entry: ScheduleEntry) -> [String] {
     let range: String
-    if let maximum {
-      // '-' only when jitter cannot move the delay at all.
+    if let maximum = entry.maximum {
       range =
-        minimum == maximum && maximum == delay
-        ? "-" : "\(secondsText(minimum)) – \(secondsText(maximum))"
+        entry.minimum == maximum && maximum == entry.delay
+        ? "-" : "\(secondsText(entry.minimum)) – \(secondsText(maximum))"
     } else {
-      range = "\(secondsText(minimum)) – unbounded"
+      range = "\(secondsText(entry.minimum)) – unbounded"
     }
-    return [String(retry), secondsText(delay), range, elapsed.map(secondsText) ?? "unbounded"]
+    return [
+      String(entry.retry), secondsText(entry.delay), range,
+      entry.worstCaseElapsed.map(secondsText) ?? "unbounded",
+    ]
   }
 
-  private static func worstCaseText(_ rule: RetryRule, policy: CompiledPolicy) -> String {
+  /// The schedule's worst-case total in words, with why it is unbounded and whether `within`
+  /// ends retrying sooner.
+  private static func worstCaseText(
+    _ total: Duration?, rule: RetryRule, policy: CompiledPolicy
+  ) -> String {
     if rule.honorsRetryAfter {
-      return retryAfterWorstCaseText(rule, policy: policy)
+      return retryAfterWorstCaseText(total, rule: rule, policy: policy)
     }
-    guard let total = rule.schedule(limit: 0).worstCaseTotal else {
+    guard let total else {
       return policy.deadline.map {
         "unbounded, but '\(Keyword.within.text) \($0.policyText)' ends retrying"
       }
@@ -304,7 +286,7 @@ package enum ExplainRendering {
   }
 
   private static func retryAfterWorstCaseText(
-    _ rule: RetryRule, policy: CompiledPolicy
+    _ total: Duration?, rule: RetryRule, policy: CompiledPolicy
   ) -> String {
     let within =
       policy.deadline.map { ", but '\(Keyword.within.text) \($0.policyText)' ends retrying" } ?? ""
@@ -312,7 +294,7 @@ package enum ExplainRendering {
       return "unbounded: a Retry-After delay carried by the error replaces the computed one and"
         + " no '\(Keyword.max.text)' caps it\(within)"
     }
-    guard let total = worstCaseTotal(rule) else {
+    guard let total else {
       return
         "unbounded: every retry may wait the cap '\(Keyword.max.text) \(cap.policyText)'\(within)"
     }
@@ -352,16 +334,25 @@ package enum ExplainRendering {
   /// per rule `hook`, `honorsRetryAfter` and `worstCaseTotal`; at the end `name` and `policy`
   /// (the policy written back in the language).
   package static func jsonValue(_ policy: CompiledPolicy) -> JSONValue {
-    .object([
-      JSONMember("rules", .array(policy.rules.map(jsonValue))),
-      JSONMember("within", .seconds(policy.deadline)),
-      JSONMember("timeout", .seconds(policy.attemptTimeout)),
-      JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null),
-      JSONMember("hedge", hedgeJSON(policy.hedge)),
-      JSONMember("breaker", breakerJSON(policy.breaker)),
-      JSONMember("name", .string(policy.name)),
-      JSONMember("policy", .string(policyLines(policy).joined(separator: "\n"))),
-    ])
+    var members = [JSONMember("rules", .array(policy.rules.map(jsonValue)))]
+    // One member for each policy-wide clause, null when absent, in the clause table's order.
+    for clause in Clause.allCases {
+      switch clause {
+      case .within: members.append(JSONMember("within", .seconds(policy.deadline)))
+      case .timeout: members.append(JSONMember("timeout", .seconds(policy.attemptTimeout)))
+      case .budget:
+        members.append(JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null))
+      case .hedge: members.append(JSONMember("hedge", hedgeJSON(policy.hedge)))
+      case .breaker: members.append(JSONMember("breaker", breakerJSON(policy.breaker)))
+      // Rule clauses are members of each rule's object.
+      case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
+        .honoringRetryAfter:
+        continue
+      }
+    }
+    members.append(JSONMember("name", .string(policy.name)))
+    members.append(JSONMember("policy", .string(policyLines(policy).joined(separator: "\n"))))
+    return .object(members)
   }
 
   /// One rule of `explain --json`.
@@ -369,12 +360,11 @@ package enum ExplainRendering {
     let limit = rule.behavior.maxCount.map { min($0, finiteScheduleLimit) } ?? foreverScheduleLimit
     let schedule = rule.schedule(limit: limit)
     let rows: [JSONValue] = schedule.entries.map { entry in
-      let bounds = displayedBounds(rule, minimum: entry.minimum, maximum: entry.maximum)
-      return .object([
+      .object([
         JSONMember("retry", .int(entry.retry)),
         JSONMember("delay", .seconds(entry.delay)),
-        JSONMember("min", .seconds(bounds.minimum)),
-        JSONMember("max", .seconds(bounds.maximum)),
+        JSONMember("min", .seconds(entry.minimum)),
+        JSONMember("max", .seconds(entry.maximum)),
       ])
     }
     return .object([
@@ -387,7 +377,7 @@ package enum ExplainRendering {
       JSONMember("truncated", .bool(schedule.isTruncated)),
       JSONMember("hook", .string(rule.hook)),
       JSONMember("honorsRetryAfter", .bool(rule.honorsRetryAfter)),
-      JSONMember("worstCaseTotal", .seconds(worstCaseTotal(rule))),
+      JSONMember("worstCaseTotal", .seconds(schedule.worstCaseTotal)),
     ])
   }
 

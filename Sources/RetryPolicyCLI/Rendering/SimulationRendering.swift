@@ -1,4 +1,5 @@
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 
 /// Text and JSON of a simulated run.
@@ -59,7 +60,7 @@ enum SimulationRendering {
       output += (index == 0 ? style.bold(line) : line) + "\n"
     }
     if timeline.isCutShort {
-      output += "… (stopped after \(Simulation.attemptLimit) attempts)\n"
+      output += "… (stopped after \(timeline.attempts.count) attempts)\n"
     }
     output += "\n" + style.bold("result:") + " " + resultText(timeline) + "\n"
     return output

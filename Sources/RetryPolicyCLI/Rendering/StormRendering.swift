@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 
 /// The report of `retry-policy storm`: JSON, and the text table with a chart per policy.

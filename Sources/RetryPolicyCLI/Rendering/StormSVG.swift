@@ -1,5 +1,6 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyEngines
 import RetryPolicySimulation
 
 /// The SVG chart of `retry-policy storm --svg FILE`: self-contained (no scripts, fonts or

@@ -25,6 +25,12 @@ package struct ErrorClassMatcher: Sendable, Hashable {
     case transient
     /// `circuitOpen`: an attempt a circuit breaker refused (``CircuitOpenError``).
     case circuitOpen
+    /// `limitExceeded`: an attempt a concurrency limit refused (``LimitExceededError``).
+    case limitExceeded
+    /// `throttled`: an attempt adaptive throttling refused (``ThrottledError``).
+    case throttled
+    /// `rateLimited`: an attempt a rate limit refused (``RateLimitedError``).
+    case rateLimited
     /// A retry-worthy `URLError` code by its Swift name, such as `timedOut`.
     case urlError(URLError.Code)
     /// Any other name: a registered predicate, a type name or an enum case name.
@@ -53,6 +59,9 @@ package struct ErrorClassMatcher: Sendable, Hashable {
     case "timeout": kind = .timeout
     case "transient": kind = .transient
     case "circuitOpen": kind = .circuitOpen
+    case "limitExceeded": kind = .limitExceeded
+    case "throttled": kind = .throttled
+    case "rateLimited": kind = .rateLimited
     default:
       if let code = HTTPErrorClasses.urlErrorCodes[name] {
         kind = .urlError(code)
@@ -98,6 +107,12 @@ package struct ErrorClassMatcher: Sendable, Hashable {
       return error.hasName(name)
     case .circuitOpen:
       return error.isCircuitOpen || error.isNamed(name)
+    case .limitExceeded:
+      return error.error is LimitExceededError || error.isNamed(name)
+    case .throttled:
+      return error.error is ThrottledError || error.isNamed(name)
+    case .rateLimited:
+      return error.error is RateLimitedError || error.isNamed(name)
     case .named:
       return error.isNamed(name)
     }
@@ -133,8 +148,9 @@ package struct RuleMatcher: Sendable, Hashable {
   /// Whether the rule takes the error: one of its `on` classes (any error but cancellation
   /// when it has none) and none of its `except` classes.
   package func takes(_ error: ErrorClassification) -> Bool {
-    // Cancellation and a refusal of the circuit breaker are never retried.
-    guard !error.isCancellation, !error.isCircuitOpen else { return false }
+    // Cancellation and the refusals of the breaker, limits, throttle and rate are never
+    // retried.
+    guard !error.isCancellation, !error.isCircuitOpen, !error.isShed else { return false }
     return (included.isEmpty || includes(error)) && !excludes(error)
   }
 }

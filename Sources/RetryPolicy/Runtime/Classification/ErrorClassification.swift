@@ -23,6 +23,10 @@ package struct ErrorClassification {
   package let isAttemptTimeout: Bool
   /// Whether the error is a ``CircuitOpenError`` (class `circuitOpen`), which no rule retries.
   package let isCircuitOpen: Bool
+  /// Whether the error is a refusal of the policy's own load shedding (``LimitExceededError``,
+  /// ``ThrottledError``, ``RateLimitedError``: classes `limitExceeded`, `throttled`,
+  /// `rateLimited`), which no rule retries.
+  package let isShed: Bool
   /// Whether the error is a `URLError`, which the built-in URL error names may match.
   private let isURLError: Bool
   /// The error's dynamic type, by which the HTTP classes find how to read its status.
@@ -37,6 +41,9 @@ package struct ErrorClassification {
     self.isCancellation = errorType == CancellationError.self
     self.isAttemptTimeout = errorType == AttemptTimeoutError.self
     self.isCircuitOpen = errorType == CircuitOpenError.self
+    self.isShed =
+      errorType == LimitExceededError.self || errorType == ThrottledError.self
+      || errorType == RateLimitedError.self
     self.isURLError = errorType == URLError.self
     self.errorType = ObjectIdentifier(errorType)
     self.predicates = predicates

@@ -1,0 +1,201 @@
+import Foundation
+
+/// The slots of a concurrency limit, owned and shared by the host: `limit N [queue M]` and
+/// `limit adaptive [min A] [max B]`.
+///
+/// A policy with `limit` holds a slot for each attempt while it runs, and gives it back
+/// however the attempt ends. With every slot taken, an attempt waits in line when the policy
+/// has `queue M` and the line has room (first come, first served; it leaves the line when its
+/// task is cancelled or when its wait would pass `within`), and is refused otherwise. A run
+/// whose first attempt is refused throws ``LimitExceededError``; a run refused later throws
+/// its last error.
+///
+///     let search = ConcurrencyLimiter()
+///
+/// With `limit adaptive`, the limit follows the latency of the attempts (see the grammar
+/// reference: a gradient controller on their 90th percentile, with a calibration of the
+/// unloaded latency after the first window and every 30 s); it is measured on the limiter's
+/// clock, the system's continuous clock unless ``init(clock:)`` gives another.
+///
+/// The limit's kind and size are set by the first policy that uses the limiter; share a
+/// limiter only between policies whose `limit` clauses agree. A limiter is safe to use from
+/// any task; its state is kept behind a lock.
+public final class ConcurrencyLimiter: @unchecked Sendable {
+  // Sound: every stored `var` is read and written only while `lock` is held.
+  private let lock = NSLock()
+  private let clock: CircuitBreakerClock
+  private var machine: ConcurrencyLimitStateMachine?
+  private var controller: AdaptiveLimitController?
+  /// Waiters that wait for their ticket, by ticket.
+  private var continuations: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+  /// Tickets given a slot, or sent out of line, before their waiter began to wait.
+  private var decided: [UInt64: Bool] = [:]
+
+  /// What an attempt holds while it runs: when it started, for an adaptive limit.
+  package struct Permit: Sendable, Hashable {
+    /// The start, in nanoseconds on the limiter's clock (0 for a fixed limit).
+    package var start: Int64
+  }
+
+  /// What happens to an attempt that asks for a slot.
+  package enum Admission: Sendable, Hashable {
+    /// It holds a slot.
+    case admitted(Permit)
+    /// It waits in line: call ``wait(for:until:on:)`` with the ticket.
+    case queued(ticket: UInt64)
+    /// It is refused; `limit` is the limit in force.
+    case refused(limit: Int)
+  }
+
+  /// Creates a limiter on the system's continuous clock.
+  public init() {
+    clock = CircuitBreakerClock(clock: ContinuousClock())
+  }
+
+  /// Creates a limiter that measures latency on `clock` (a test's manual clock).
+  public init(clock: some Clock<Duration>) {
+    self.clock = CircuitBreakerClock(clock: clock)
+  }
+
+  /// Creates a limiter that reads the time from `now`: a simulation's virtual time.
+  package init(reading now: @escaping @Sendable () -> Duration) {
+    clock = CircuitBreakerClock(reading: now)
+  }
+
+  /// The limit in force: nil before a policy used the limiter.
+  public var limit: Int? {
+    lock.withLock { machine?.limit }
+  }
+
+  /// The attempts holding a slot now.
+  public var inFlight: Int {
+    lock.withLock { machine?.inFlight ?? 0 }
+  }
+
+  /// The attempts waiting in line now.
+  public var waiting: Int {
+    lock.withLock { machine?.waiting ?? 0 }
+  }
+
+  /// Asks for a slot for an attempt of a policy with `policy`.
+  package func acquire(policy: ConcurrencyLimitPolicy) -> Admission {
+    lock.lock()
+    if machine == nil { configure(policy) }
+    let isAdaptive = controller != nil
+    guard var current = machine else {
+      lock.unlock()
+      return .refused(limit: 0)
+    }
+    let acquisition = current.acquire()
+    machine = current
+    let limit = current.limit
+    lock.unlock()
+    switch acquisition {
+    case .admitted: return .admitted(Permit(start: isAdaptive ? clock.now() : 0))
+    case .queued(let ticket): return .queued(ticket: ticket)
+    case .refused: return .refused(limit: limit)
+    }
+  }
+
+  /// Waits in line under `ticket`; returns the permit once a slot is free, or nil when the
+  /// wait ended first: the task was cancelled, or `deadline` passed on `clock`.
+  package func wait<C: Clock<Duration>>(
+    for ticket: UInt64, until deadline: C.Instant?, on clock: C
+  ) async -> Permit? {
+    var timer: Task<Void, Never>?
+    if let deadline {
+      timer = Task { [self] in
+        do {
+          try await clock.sleep(until: deadline, tolerance: nil)
+          leave(ticket)
+        } catch {}
+      }
+    }
+    let admitted = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        lock.lock()
+        if let outcome = decided.removeValue(forKey: ticket) {
+          lock.unlock()
+          continuation.resume(returning: outcome)
+          return
+        }
+        if Task.isCancelled, machine?.leave(ticket) == true {
+          lock.unlock()
+          continuation.resume(returning: false)
+          return
+        }
+        continuations[ticket] = continuation
+        lock.unlock()
+      }
+    } onCancel: {
+      leave(ticket)
+    }
+    timer?.cancel()
+    guard admitted else { return nil }
+    let isAdaptive = lock.withLock { controller != nil }
+    return Permit(start: isAdaptive ? self.clock.now() : 0)
+  }
+
+  /// Sends `ticket` out of line, when it still waits.
+  package func leave(_ ticket: UInt64) {
+    lock.lock()
+    guard machine?.leave(ticket) == true else {
+      lock.unlock()
+      return
+    }
+    let continuation = continuations.removeValue(forKey: ticket)
+    if continuation == nil { decided[ticket] = false }
+    lock.unlock()
+    continuation?.resume(returning: false)
+  }
+
+  /// Gives back the slot of an attempt that ended; returns an adaptive limit's new value.
+  ///
+  /// `isMeasured` when its latency counts for an adaptive limit (it was not cancelled). The
+  /// value returned is nil unless an adaptive limit changed.
+  @discardableResult
+  package func release(_ permit: Permit, isMeasured: Bool = true) -> Int? {
+    lock.lock()
+    guard var current = machine else {
+      lock.unlock()
+      return nil
+    }
+    var change: Int?
+    if isMeasured, var adaptive = controller {
+      change = adaptive.record(start: permit.start, end: clock.now(), inFlight: current.inFlight)
+      controller = adaptive
+    }
+    var woken: [(CheckedContinuation<Bool, Never>, UInt64)] = []
+    if let ticket = current.release() { collect(ticket, into: &woken) }
+    if let change {
+      for ticket in current.setLimit(change) { collect(ticket, into: &woken) }
+    }
+    machine = current
+    lock.unlock()
+    for (continuation, _) in woken { continuation.resume(returning: true) }
+    return change
+  }
+
+  /// Called with the lock held: the waiter of `ticket` gets its slot.
+  private func collect(
+    _ ticket: UInt64, into woken: inout [(CheckedContinuation<Bool, Never>, UInt64)]
+  ) {
+    if let continuation = continuations.removeValue(forKey: ticket) {
+      woken.append((continuation, ticket))
+    } else {
+      decided[ticket] = true
+    }
+  }
+
+  /// Called with the lock held: sets the limit up for the first policy that uses it.
+  private func configure(_ policy: ConcurrencyLimitPolicy) {
+    switch policy {
+    case .fixed(let limit, let queue):
+      machine = ConcurrencyLimitStateMachine(limit: limit, queue: queue)
+    case .adaptive(let minimum, let maximum):
+      let adaptive = AdaptiveLimitController(minimum: minimum, maximum: maximum)
+      controller = adaptive
+      machine = ConcurrencyLimitStateMachine(limit: adaptive.limit, queue: 0)
+    }
+  }
+}

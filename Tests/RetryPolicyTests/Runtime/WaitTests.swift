@@ -1,0 +1,81 @@
+import RetryPolicy
+import RetryPolicySimulation
+import RetryPolicyTesting
+import Testing
+
+/// Polls, for at most about a second of real time (a passing test waits a few ms), until
+/// `condition` holds.
+private func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
+  for _ in 0..<1000 {
+    if condition() { return true }
+    try? await Task.sleep(for: .milliseconds(1))
+  }
+  return condition()
+}
+
+@Suite("Runtime: waits on the system clocks free their memory when they end")
+struct RuntimeWaitTests {
+  @Test("a retry's delay, cancelled during the wait, frees its timer at once")
+  func cancelledDelayIsFreed() async throws {
+    let census = SystemTimerCensus()
+    let policy = try compile(policy: "retry 1 delay 1h")
+    let run = Task {
+      try await SystemTimerCensus.$current.withValue(census) {
+        try await policy.run { throw ConnectionLost() }
+      }
+    }
+    #expect(await eventually { census.armed == 1 })
+    run.cancel()
+    await #expect(throws: CancellationError.self) { try await run.value }
+    #expect(await eventually { census.live == 0 })
+  }
+
+  @Test("a Retry-After wait, cancelled, frees its timer at once")
+  func cancelledRetryAfterIsFreed() async throws {
+    let census = SystemTimerCensus()
+    let policy = try compile(policy: "retry 1 backoff 1s honoring retry-after")
+    let run = Task {
+      try await SystemTimerCensus.$current.withValue(census) {
+        try await policy.run { throw ThrottledError(retryAfter: .seconds(3600)) }
+      }
+    }
+    #expect(await eventually { census.armed == 1 })
+    run.cancel()
+    await #expect(throws: CancellationError.self) { try await run.value }
+    #expect(await eventually { census.live == 0 })
+  }
+
+  @Test("a hedge timer is freed when the first attempt wins")
+  func hedgeTimerIsFreed() async throws {
+    let census = SystemTimerCensus()
+    let policy = try compile(policy: "retry 1 on unavailable hedge 1 after 1h")
+    let value = try await SystemTimerCensus.$current.withValue(census) {
+      try await policy.runHedged { _ in
+        // Wins once the hedge timer is armed.
+        _ = await eventually { census.armed == 1 }
+        return 7
+      }
+    }
+    #expect(value == 7)
+    #expect(census.armed == 1)
+    #expect(await eventually { census.live == 0 })
+  }
+
+  @Test("a delay that ends wakes the run and frees its timer")
+  func endedDelayIsFreed() async throws {
+    let census = SystemTimerCensus()
+    let policy = try compile(policy: "retry 1 delay 1ms")
+    let attempts = Locked(0)
+    try await SystemTimerCensus.$current.withValue(census) {
+      try await policy.run {
+        let number = attempts.withLock {
+          $0 += 1; return $0
+        }
+        if number == 1 { throw RPCError.unavailable }
+      }
+    }
+    #expect(attempts.withLock { $0 } == 2)
+    #expect(census.armed == 1)
+    #expect(await eventually { census.live == 0 })
+  }
+}
