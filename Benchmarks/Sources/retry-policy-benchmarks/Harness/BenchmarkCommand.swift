@@ -28,6 +28,7 @@ enum BenchmarkCommand {
     PolicyStoreScenario.scenario,
     CircuitBreakerScenario.scenario,
     MetricsScenario.scenario,
+    CircuitBreakerGroupScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
