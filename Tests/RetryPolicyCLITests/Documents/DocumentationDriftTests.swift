@@ -265,7 +265,7 @@ struct DocumentationDriftTests {
   static func wordRanges() throws -> [WordRange] {
     var ranges: [WordRange] = []
     for spec in ClauseTable.entries {
-      for segment in spec.limitsText.components(separatedBy: "; ") {
+      for segment in spec.limits.components(separatedBy: "; ") {
         guard
           let match = try matches(#"^([a-z]+) (\S+) (?:…|to) (\S+?)(?: \(.*\))?$"#, in: segment)
             .first,
