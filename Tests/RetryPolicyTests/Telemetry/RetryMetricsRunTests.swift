@@ -191,18 +191,24 @@ struct RetryMetricsRunTests {
     #expect(values?.successfulRuns == 1)
   }
 
-  @Test("RetryContext is set in every form of run, metrics or not")
-  func contextEverywhere() async throws {
+  @Test("RetryContext is set in runs with metrics or an observer, in no others")
+  func contextInObservedRuns() async throws {
     let policy = try named("search", "retry 1 on serverError")
-    #expect(try await policy.run { RetryContext.current } == .init(policy: "search", attempt: 1))
+    #expect(try await policy.run { RetryContext.current } == nil)
+    #expect(try await policy.run(in: RetryEnvironment()) { RetryContext.current } == nil)
+    let observed = RetryEnvironment(observer: { _ in })
+    #expect(
+      try await policy.run(in: observed) { RetryContext.current }
+        == RetryContext(policy: "search", attempt: 1))
     let anonymous = try compile(policy: "retry 1")
-    let context = try await anonymous.run(in: RetryEnvironment()) { RetryContext.current }
-    #expect(context == RetryContext(policy: "anonymous", attempt: 1))
+    let recorded = RetryEnvironment(metrics: RetryMetrics())
+    #expect(
+      try await anonymous.run(in: recorded) { RetryContext.current }
+        == RetryContext(policy: "anonymous", attempt: 1))
     let guarded = try named("guarded", "retry 1 breaker 50%")
-    let breaker = CircuitBreaker()
-    let inBreaker = try await guarded.run(in: RetryEnvironment(breaker: breaker)) {
-      RetryContext.current
-    }
+    let inBreaker = try await guarded.run(
+      in: RetryEnvironment(breaker: CircuitBreaker(), metrics: RetryMetrics())
+    ) { RetryContext.current }
     #expect(inBreaker == RetryContext(policy: "guarded", attempt: 1))
   }
 }
