@@ -46,7 +46,7 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
     let limit = attemptTimeout
-    let name = environment.isObserved ? metricsName : nil
+    let name = environment.observer != nil ? metricsName : nil
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
       /// Starts an attempt; returns why it may not start instead (the breaker refused it, or
       /// an extra attempt found no budget token).

@@ -151,8 +151,7 @@ extension CompiledPolicy {
     counters.attemptStarted()
     let value: Success
     do {
-      value = try await RetryContext.$current.withValue(
-        RetryContext(policy: metricsName, attempt: 1), operation: operation)
+      value = try await operation()
     } catch {
       return try await drive(
         on: clock, in: environment, after: error, startedAt: start, isolation: isolation,
@@ -278,10 +277,10 @@ extension CompiledPolicy {
     while true {
       try run.startAttempt(in: environment)
       do {
-        // An observed run (an observer, metrics) tells the operation its attempt; a task-local
-        // costs a lock of the task's status, too much for every run.
+        // A run with an observer tells the operation its attempt; a task-local value costs a
+        // lock of the task's status and an executor check, too much for every run.
         let value =
-          environment.isObserved
+          environment.observer != nil
           ? try await RetryContext.$current.withValue(
             RetryContext(policy: metricsName, attempt: run.attempts), operation: operation)
           : try await operation()
