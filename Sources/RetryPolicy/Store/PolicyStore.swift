@@ -39,16 +39,20 @@ public final class PolicyStore: Sendable {
   public let path: String
   /// The vocabulary every read of the file is checked against.
   public let vocabulary: Vocabulary
+  /// The metrics every ``run(_:in:_:)`` records into, unless its environment has its own.
+  public let metrics: RetryMetrics?
 
   private let state: Locked<Snapshot>
 
   /// Reads and checks the policy file at `path`.
   ///
   /// Throws ``PolicyCompileError`` (naming the file by its path) with every diagnostic when
-  /// the file has an error, cannot be read, or is larger than ``maximumFileSize``.
-  public init(path: String, vocabulary: Vocabulary = .open) throws {
+  /// the file has an error, cannot be read, or is larger than ``maximumFileSize``. The runs of
+  /// ``run(_:in:_:)`` record into `metrics`, by policy name, across reloads.
+  public init(path: String, vocabulary: Vocabulary = .open, metrics: RetryMetrics? = nil) throws {
     self.path = path
     self.vocabulary = vocabulary
+    self.metrics = metrics
     let read = PolicyFileRead(path: path)
     let analysis = Self.check(read, vocabulary: vocabulary)
     guard let policies = analysis.policies else {
@@ -132,10 +136,12 @@ public final class PolicyStore: Sendable {
       entry.budget != nil && environment.budget == nil && environment.budgets[name] == nil
     let bindsBreaker =
       entry.breaker != nil && environment.breaker == nil && environment.breakers[name] == nil
-    guard bindsBudget || bindsBreaker else {
+    let bindsMetrics = metrics != nil && environment.metrics == nil
+    guard bindsBudget || bindsBreaker || bindsMetrics else {
       return try await entry.policy.run(in: environment, operation)
     }
     var bound = environment
+    if bindsMetrics { bound.metrics = metrics }
     if bindsBudget { bound.budgets[name] = entry.budget }
     if bindsBreaker { bound.breakers[name] = entry.breaker }
     return try await entry.policy.run(in: bound, operation)
