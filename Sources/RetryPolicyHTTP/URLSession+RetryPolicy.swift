@@ -100,6 +100,7 @@ extension URLSession {
         guard case .finished(var summary) = event else { return observer(event) }
         summary.statusCode = lastStatus.value
         summary.method = method
+        summary.resendCount = max(0, summary.attempts - 1)
         observer(.finished(summary))
       }
     }

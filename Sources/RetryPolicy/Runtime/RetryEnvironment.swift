@@ -112,6 +112,12 @@ public struct RetryEnvironment: Sendable {
     @inlinable get { storage.breakerGroup }
     set { mutableStorage().breakerGroup = newValue }
   }
+  /// The metrics every run in this environment records into, by policy name (see
+  /// ``RetryMetrics``); nil records nothing.
+  public var metrics: RetryMetrics? {
+    @inlinable get { storage.metrics }
+    set { mutableStorage().metrics = newValue }
+  }
 
   /// Creates an environment whose hooks take no arguments; every part has a default.
   public init(
@@ -124,13 +130,14 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget] = [:],
     breaker: CircuitBreaker? = nil,
     breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil
+    breakerGroup: CircuitBreakerGroup? = nil,
+    metrics: RetryMetrics? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses,
       contextHooks: hooks.isEmpty ? [:] : hooks.mapValues { hook in { _ in try await hook() } },
       observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup)
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
   }
 
   /// Creates an environment whose hooks receive the error and the attempt that failed.
@@ -150,12 +157,13 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget] = [:],
     breaker: CircuitBreaker? = nil,
     breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil
+    breakerGroup: CircuitBreakerGroup? = nil,
+    metrics: RetryMetrics? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses, contextHooks: hooks,
       observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup)
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
   }
 
   private init(
@@ -168,12 +176,13 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget],
     breaker: CircuitBreaker?,
     breakers: [String: CircuitBreaker],
-    breakerGroup: CircuitBreakerGroup?
+    breakerGroup: CircuitBreakerGroup?,
+    metrics: RetryMetrics?
   ) {
     storage = Storage(
       clock: clock, random: random, errorClasses: errorClasses, hooks: contextHooks,
       observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup)
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
   }
 
   /// The storage, copied first when another environment shares it.
@@ -224,6 +233,7 @@ extension RetryEnvironment {
     @usableFromInline var breaker: CircuitBreaker?
     @usableFromInline var breakers: [String: CircuitBreaker]
     @usableFromInline var breakerGroup: CircuitBreakerGroup?
+    @usableFromInline var metrics: RetryMetrics?
 
     init(
       clock: any Clock<Duration>,
@@ -235,7 +245,8 @@ extension RetryEnvironment {
       budgets: [String: RetryBudget],
       breaker: CircuitBreaker?,
       breakers: [String: CircuitBreaker],
-      breakerGroup: CircuitBreakerGroup?
+      breakerGroup: CircuitBreakerGroup?,
+      metrics: RetryMetrics?
     ) {
       self.clock = clock
       self.isContinuousClock = clock is ContinuousClock
@@ -248,6 +259,7 @@ extension RetryEnvironment {
       self.breaker = breaker
       self.breakers = breakers
       self.breakerGroup = breakerGroup
+      self.metrics = metrics
     }
 
     /// A storage with the same parts.
@@ -255,7 +267,7 @@ extension RetryEnvironment {
       Storage(
         clock: clock, random: random, errorClasses: errorClasses, hooks: hooks,
         observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-        breakers: breakers, breakerGroup: breakerGroup)
+        breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
     }
   }
 }
@@ -268,7 +280,7 @@ extension RetryEnvironment {
   /// reports to it too.
   @inlinable
   package var isObserved: Bool {
-    observer != nil
+    observer != nil || metrics != nil
   }
 
   /// Reports `event` of a run: the one place where every driver (``RetryRun``, the hedging

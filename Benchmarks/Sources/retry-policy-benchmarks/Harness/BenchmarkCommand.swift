@@ -27,6 +27,8 @@ enum BenchmarkCommand {
     StormBenchmarkScenario.scenario,
     PolicyStoreScenario.scenario,
     CircuitBreakerScenario.scenario,
+    MetricsScenario.scenario,
+    CircuitBreakerGroupScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {
