@@ -137,9 +137,11 @@ extension CompiledPolicy {
       in: environment, after: firstFailure, permit: permit, isolation: isolation, operation)
   }
 
-  /// `run` with only metrics to record: the first attempt is a plain call timed on the run's
-  /// clock, and a success records its attempt and its run at once, with no driver. A failure
-  /// goes on in the driver, whose run starts when the first attempt did.
+  /// `run` with only metrics to record.
+  ///
+  /// The first attempt is a plain call timed on the run's clock, and a success records its
+  /// attempt and its run at once, with no driver. A failure goes on in the driver, whose run
+  /// starts when the first attempt did.
   @inlinable
   func runRecording<C: Clock<Duration>, Success>(
     on clock: C,
