@@ -34,9 +34,14 @@ let package = Package(
     // What the test targets share: the package's root folder and a stepping clock; no product.
     .target(name: "RetryPolicyTestSupport", path: "Tests/RetryPolicyTestSupport"),
     .target(name: "RetryPolicyEngines", dependencies: ["RetryPolicy"]),
+    // The language server: JSON-RPC framing, the protocol's messages, the session's state
+    // machine; `retry-policy lsp` runs it on standard input and output. No product.
+    .target(name: "RetryPolicyLanguageServer", dependencies: ["RetryPolicy"]),
     .target(
       name: "RetryPolicyCLI",
-      dependencies: ["RetryPolicy", "RetryPolicySimulation", "RetryPolicyEngines"]),
+      dependencies: [
+        "RetryPolicy", "RetryPolicySimulation", "RetryPolicyEngines", "RetryPolicyLanguageServer",
+      ]),
     .executableTarget(name: "retry-policy", dependencies: ["RetryPolicyCLI"]),
     .testTarget(
       name: "RetryPolicyHTTPTests",
@@ -70,8 +75,8 @@ let package = Package(
     .testTarget(
       name: "RetryPolicyCLITests",
       dependencies: [
-        "RetryPolicyCLI", "RetryPolicy", "RetryPolicyEngines", "RetryPolicySimulation",
-        "RetryPolicyTesting",
+        "RetryPolicyCLI", "RetryPolicy", "RetryPolicyEngines", "RetryPolicyLanguageServer",
+        "RetryPolicySimulation", "RetryPolicyTesting",
         "RetryPolicyTestSupport", "retry-policy",
       ],
       exclude: ["Golden"]

@@ -35,6 +35,9 @@ package struct ExportLocator {
     return clause(.on, inRule: rule)
   }
 
+  /// The range of the policy's name, else of the whole policy.
+  var policy: SourceRange { checked.nameRange ?? checked.range }
+
   /// The range of the keyword of the policy-wide clause `clause`, else of the body.
   func policyWide(_ clause: Clause) -> SourceRange {
     checked.policyWide(clause)?.keywordRange ?? checked.bodyRange

@@ -82,14 +82,9 @@ extension URLSession {
     assumingIdempotent: Bool, _ send: () async throws -> (Data, URLResponse)
   ) async throws -> (Data, URLResponse) {
     let method = (request.httpMethod ?? "GET").uppercased()
-    var policy = policy
     let failing = HTTPRequestRules.failingStatuses(of: policy)
-    let rules = policy.rules
     let isRefused = !HTTPRequestRules.mayRetry(
       request, method: method, assumingIdempotent: assumingIdempotent)
-    if isRefused {
-      policy.rules = []  // one attempt: no rule takes any failure
-    }
     var environment = environment
     if policy.breaker != nil, let group = environment.breakerGroup,
       let host = HTTPRequestRules.breakerKey(of: request)
@@ -100,45 +95,35 @@ extension URLSession {
     }
     let lastStatus = StatusRecord()
     if let observer = environment.observer {
-      let classes = environment.errorClasses
-      // A refused request's failure that a rule would have retried stops as `notIdempotent`,
-      // in the event and in the summary alike.
-      let refusedError = StatusRecord()
       environment.observer = { event in
-        switch event {
-        case .gaveUp(let attempt, .errorNotMatched, let error)
-        where isRefused && HTTPRequestRules.isTaken(error, by: rules, classes: classes):
-          refusedError.value = 1
-          observer(.gaveUp(attempt: attempt, reason: .notIdempotent, error: error))
-        case .finished(var summary):
-          summary.statusCode = lastStatus.value
-          summary.method = method
-          if refusedError.value != nil, summary.outcome == .failed(.errorNotMatched) {
-            summary.outcome = .failed(.notIdempotent)
-          }
-          observer(.finished(summary))
-        default:
-          observer(event)
-        }
+        guard case .finished(var summary) = event else { return observer(event) }
+        summary.statusCode = lastStatus.value
+        summary.method = method
+        observer(.finished(summary))
       }
     }
-    do {
-      return try await policy.run(in: environment) {
-        lastStatus.value = nil
-        let data: Data
-        let response: URLResponse
-        do {
-          (data, response) = try await send()
-        } catch let error as URLError {
-          throw HTTPRequestRules.normalized(error)
-        }
-        guard let http = response as? HTTPURLResponse else { return (data, response) }
-        lastStatus.value = http.statusCode
-        if failing.contains(http.statusCode) {
-          throw HTTPStatusError(response: http, data: data, method: method)
-        }
-        return (data, response)
+    func attempt() async throws -> (Data, URLResponse) {
+      lastStatus.value = nil
+      let data: Data
+      let response: URLResponse
+      do {
+        (data, response) = try await send()
+      } catch let error as URLError {
+        throw HTTPRequestRules.normalized(error)
       }
+      guard let http = response as? HTTPURLResponse else { return (data, response) }
+      lastStatus.value = http.statusCode
+      if failing.contains(http.statusCode) {
+        throw HTTPStatusError(response: http, data: data, method: method)
+      }
+      return (data, response)
+    }
+    do {
+      // A request that may not be sent twice is one attempt of the same policy, under its
+      // breaker and budget: a failure a rule would retry ends it as `notIdempotent`.
+      guard isRefused else { return try await policy.run(in: environment, attempt) }
+      return try await policy.runOnce(
+        in: environment, refusingRetriesFor: .notIdempotent, attempt)
     } catch let error as HTTPStatusError {
       return (error.data, error.response.response)
     }

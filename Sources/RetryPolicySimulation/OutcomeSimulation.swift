@@ -76,7 +76,9 @@ package struct Simulation: Sendable {
     }
     let environment = RetryEnvironment(
       clock: clock, random: SeededRandomNumberGenerator(seed: seed), errorClasses: classes,
-      hooks: hooks, observer: { log.record($0) })
+      hooks: hooks, observer: { log.record($0) },
+      // Each simulation's own circuit, on its virtual time: never a process-wide one.
+      breaker: policy.breaker == nil ? nil : CircuitBreaker(clock: clock))
     // The operation plays the timeout (see above), so the runtime must not race it.
     var running = policy
     running.attemptTimeout = nil

@@ -1,13 +1,16 @@
 // The libFuzzer entry point over the language server's message layer: the framer, the peek
 // that coalesces changes, the typed decoding of messages and the server's handlers. Built by
-// `.ci/fuzz jsonrpc` with `swiftc` into the RetryPolicyCLI module itself (so it reaches the
-// internal types), linked with the modules the CLI imports; no ASan. All it looks for is a
+// `.ci/fuzz jsonrpc` with `swiftc` into the RetryPolicyCLI module itself (for the tool's
+// `LanguageServerHost`; the server's own types are `package`), linked with the modules the
+// CLI imports; no ASan. All it looks for is a
 // crash (an overflow, an index out of range, an unwrapped nil), a hang or a runaway
 // allocation.
 //
 // Each input runs three ways, after `initialize` and the opening of a small document:
 // as the raw stream (headers and all), as the same stream read a few bytes at a time with
 // the input pausing between pieces, and as one message body framed with a correct header.
+
+import RetryPolicyLanguageServer
 
 /// The framed messages every run starts with: `initialize`, then a document opened.
 private let opening: [UInt8] = {
@@ -35,11 +38,11 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
 
-  var whole = LanguageServerConnection()
+  var whole = LanguageServerConnection(host: .tool)
   drain(whole.receive(opening + bytes))
   drain(whole.flush())
 
-  var pieces = LanguageServerConnection()
+  var pieces = LanguageServerConnection(host: .tool)
   drain(pieces.receive(opening))
   let step = 1 + Int(bytes.first ?? 0) % 13
   var index = 0
@@ -50,7 +53,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     index = end
   }
 
-  var framed = LanguageServerConnection()
+  var framed = LanguageServerConnection(host: .tool)
   drain(framed.receive(opening + framedBody(bytes)))
   drain(framed.flush())
   return 0

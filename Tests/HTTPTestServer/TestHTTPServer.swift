@@ -103,13 +103,16 @@ public final class TestHTTPServer: @unchecked Sendable {
         let connection = Sockets.accept(listener)
       else { continue }
       served += 1
-      handle(connection)
-      Sockets.close(connection)
+      if handle(connection) { Sockets.close(connection) }
     }
   }
 
-  private func handle(_ connection: Int32) {
-    guard let request = Self.read(connection) else { return }
+  /// Answers one connection.
+  ///
+  /// Returns false when a thread of its own holds the connection (and closes it), so that a
+  /// retry on a new connection is answered meanwhile.
+  private func handle(_ connection: Int32) -> Bool {
+    guard let request = Self.read(connection) else { return true }
     let reply = lock.withLock {
       received.append(request)
       return script.isEmpty
@@ -129,11 +132,23 @@ public final class TestHTTPServer: @unchecked Sendable {
     case .dropBeforeResponse:
       break
     case .hold:
-      // Readable with nothing to read is the client's close; bytes are ignored.
-      for _ in 0..<50 where !shouldStop {
-        guard Sockets.waitReadable(connection, milliseconds: 100) else { continue }
-        if Sockets.receive(connection, count: 4096, milliseconds: 0).isEmpty { break }
+      let thread = Thread { [self] in
+        hold(connection)
+        Sockets.close(connection)
       }
+      thread.start()
+      return false
+    }
+    return true
+  }
+
+  /// Sends nothing until the client closes the connection, the server stops, or 5 s pass.
+  ///
+  /// Readable with nothing to read is the client's close; bytes are ignored.
+  private func hold(_ connection: Int32) {
+    for _ in 0..<50 where !shouldStop {
+      guard Sockets.waitReadable(connection, milliseconds: 100) else { continue }
+      if Sockets.receive(connection, count: 4096, milliseconds: 0).isEmpty { break }
     }
   }
 

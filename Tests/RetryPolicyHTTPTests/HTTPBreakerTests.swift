@@ -42,4 +42,38 @@ struct HTTPBreakerTests {
     #expect(hosts.breaker(for: "127.0.0.1:\(healthy.port)").state == .closed)
     #expect(hosts.keys.count == 2)
   }
+
+  @Test("a POST that may not be repeated is one attempt under the breaker; its failure counts")
+  func notIdempotentCounts() async throws {
+    let server = try TestHTTPServer(script: Array(repeating: .respond(status: 503), count: 4))
+    defer { server.stop() }
+    var policy = try compile(policy: "retry 3 on 5xx")
+    policy.breaker = CircuitBreakerPolicy(failurePercent: 50, minimumAttempts: 3)
+    let clock = ManualClock()
+    let hosts = CircuitBreakerGroup(clock: clock)
+    let recorder = RetryEventRecorder()
+    let environment = RetryEnvironment(
+      clock: clock, observer: recorder.observer, breakerGroup: hosts)
+    let session = makeSession()
+    var request = URLRequest(url: server.url())
+    request.httpMethod = "POST"
+    for _ in 0..<3 {
+      let (_, response) = try await session.data(for: request, policy: policy, in: environment)
+      #expect(status(response) == 503)
+    }
+    // Three POSTs, one attempt each, opened the host's circuit: the fourth is refused.
+    await #expect(throws: CircuitOpenError.self) {
+      _ = try await session.data(for: request, policy: policy, in: environment)
+    }
+    #expect(server.requests.count == 3)
+    #expect(hosts.breaker(for: "127.0.0.1:\(server.port)").state == .open)
+    let reasons = recorder.events.compactMap { event -> RetryStopReason? in
+      if case .gaveUp(_, let reason, _) = event { return reason }
+      return nil
+    }
+    #expect(reasons.prefix(2) == [.notIdempotent, .notIdempotent])
+    #expect(recorder.summaries.first?.outcome == .failed(.notIdempotent))
+    #expect(recorder.summaries.first?.method == "POST")
+    #expect(policy.rules.count == 1)
+  }
 }

@@ -67,7 +67,7 @@ package struct CheckedPolicy: Sendable {
       var errorClasses: [NameSyntax] = []
       for clause in line.clauses where !clause.isPolicyWide {
         clauses.append(Self.source(of: clause))
-        if case .on(let names) = clause.kind { errorClasses += names }
+        if clause.clause == .on { errorClasses += clause.names(0) }
       }
       return RuleSource(
         range: line.range, headRange: head.range, countRange: head.countRange,

@@ -40,15 +40,18 @@ extension CompiledPolicy: CustomStringConvertible {
     case .budget: budgetRatio.map { Self.percentText($0) + "%" }
     case .hedge: hedge.map { "\($0.count) \(Keyword.after.text) " + $0.delay.policyText }
     case .breaker: breaker.map(Self.breakerText)
-    default: nil
+    // Rule clauses belong to the rules (`RetryRule.write`).
+    case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
+      .honoringRetryAfter:
+      nil
     }
   }
 
   /// The arguments of `breaker`, every setting written out: `50% over 30s min 20 for 5s`.
   private static func breakerText(_ breaker: CircuitBreakerPolicy) -> String {
-    "\(breaker.failurePercent)% \(BreakerWord.over.text) \(breaker.window.policyText)"
-      + " \(BreakerWord.min.text) \(breaker.minimumAttempts)"
-      + " \(BreakerWord.for.text) \(breaker.openDuration.policyText)"
+    "\(breaker.failurePercent)% over \(breaker.window.policyText)"
+      + " min \(breaker.minimumAttempts)"
+      + " for \(breaker.openDuration.policyText)"
   }
 
   /// A fraction as the percentage that compiles back to it: 0.1 → `10`, 0.075 → `7.5`.
@@ -124,26 +127,40 @@ extension RetryRule: CustomStringConvertible {
   /// The arguments of a rule clause as policy text (empty for a clause without arguments);
   /// nil when the rule has no such clause.
   private func arguments(of clause: Clause, explicitDelays: Bool) -> String? {
-    switch (clause, behavior) {
-    case (.on, _): errorClasses.isEmpty ? nil : errorClasses.joined(separator: ", ")
-    case (.except, _): excludedClasses.isEmpty ? nil : excludedClasses.joined(separator: ", ")
-    case (.immediately, .immediate): explicitDelays ? "" : nil
-    case (.delay, .delayed(_, let delay)): delay.policyText
-    case (.backoff, .exponential(_, let initial, let multiplier)):
-      initial.policyText
-        + (multiplier != 2 || explicitDelays
-          ? " " + Keyword.x.text + CompiledPolicy.numberText(multiplier) : "")
-    case (.backoff, .linear(_, let initial, let increment)):
-      initial.policyText + " +" + increment.policyText
-    case (.delays, .customTimerDelayed(_, let delays)):
-      delays.map(\.policyText).joined(separator: ", ")
-    case (.jitter, _): jitter?.policyText
-    case (.max, _): maxDelay?.policyText
-    case (.after, _): hook
-    case (.honoringRetryAfter, _): honorsRetryAfter ? "" : nil
-    default: nil
+    switch clause {
+    case .on: errorClasses.isEmpty ? nil : errorClasses.joined(separator: ", ")
+    case .except: excludedClasses.isEmpty ? nil : excludedClasses.joined(separator: ", ")
+    case .immediately, .delay, .backoff, .delays:
+      delayArguments(of: clause, explicitDelays: explicitDelays)
+    case .jitter: jitter?.policyText
+    case .max: maxDelay?.policyText
+    case .after: hook
+    case .honoringRetryAfter: honorsRetryAfter ? "" : nil
+    // Policy-wide clauses belong to the policy (`CompiledPolicy.text`).
+    case .within, .timeout, .budget, .hedge, .breaker: nil
     }
   }
+
+  /// The arguments of the delay clause `clause` when it is the rule's; nil otherwise.
+  private func delayArguments(of clause: Clause, explicitDelays: Bool) -> String? {
+    switch behavior {
+    case .immediate:
+      clause == .immediately && explicitDelays ? "" : nil
+    case .delayed(_, let delay):
+      clause == .delay ? delay.policyText : nil
+    case .exponential(_, let initial, let multiplier):
+      clause != .backoff
+        ? nil
+        : initial.policyText
+          + (multiplier != 2 || explicitDelays
+            ? " " + Keyword.x.text + CompiledPolicy.numberText(multiplier) : "")
+    case .linear(_, let initial, let increment):
+      clause == .backoff ? initial.policyText + " +" + increment.policyText : nil
+    case .customTimerDelayed(_, let delays):
+      clause == .delays ? delays.map(\.policyText).joined(separator: ", ") : nil
+    }
+  }
+
 }
 
 extension RepeatBehavior: CustomStringConvertible {

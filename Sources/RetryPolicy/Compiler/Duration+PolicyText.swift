@@ -31,3 +31,25 @@ extension Duration {
     return "\(whole).\(fraction)"
   }
 }
+
+extension Duration {
+  /// The duration as ``policyText`` writes it, rounded to the nearest millisecond (a positive
+  /// duration to at least 1 ms): what messages and events print, never `1.948000001s`.
+  package var messageText: String {
+    let (seconds, attoseconds) = components
+    let perMillisecond: Int64 = 1_000_000_000_000_000
+    guard seconds >= 0, attoseconds >= 0 else { return policyText }
+    var milliseconds = attoseconds / perMillisecond
+    if attoseconds % perMillisecond >= perMillisecond / 2 { milliseconds += 1 }
+    if seconds == 0, milliseconds == 0, attoseconds > 0 { milliseconds = 1 }
+    var whole = seconds
+    if milliseconds == 1000 {
+      guard whole < .max else { return policyText }
+      whole += 1
+      milliseconds = 0
+    }
+    return Duration(
+      secondsComponent: whole, attosecondsComponent: milliseconds * perMillisecond
+    ).policyText
+  }
+}

@@ -73,6 +73,10 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
   public static let expectedRetryAfter = DiagnosticID(catalogued: "expected-retry-after")
   /// `hedge` not followed by `N after D`.
   public static let expectedHedge = DiagnosticID(catalogued: "expected-hedge")
+  /// A word of a clause before a word it must follow (`breaker 50% for 5s over 10s`).
+  public static let misplacedWord = DiagnosticID(catalogued: "misplaced-word")
+  /// A word of a clause given twice in it (`breaker 50% over 1s over 2s`).
+  public static let repeatedWord = DiagnosticID(catalogued: "repeated-word")
   /// `policy` without a name.
   public static let expectedPolicyName = DiagnosticID(catalogued: "expected-policy-name")
   /// `policy NAME` not followed by `=` or `{`.
@@ -170,7 +174,8 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
     .unexpectedCharacter, .invalidUTF8, .malformedNumber, .numberTooLarge, .unknownUnit,
     .missingUnit, .unknownClause, .unexpectedToken, .expectedCount, .expectedDuration,
     .expectedName, .expectedPercent, .expectedFactor, .expectedJitter, .expectedRetryAfter,
-    .expectedHedge, .expectedPolicyName, .expectedPolicyBody, .unterminatedBlock, .invalidName,
+    .expectedHedge, .misplacedWord, .repeatedWord, .expectedPolicyName,
+    .expectedPolicyBody, .unterminatedBlock, .invalidName,
     .expectedPolicy, .expectedRetry, .emptyPolicy, .duplicateClause, .conflictingDelay,
     .foreverWithoutWithin, .countTooLarge, .factorBelowOne, .factorTooLarge, .jitterOutOfRange,
     .jitterWithoutDelay, .zeroDuration, .durationTooLong, .budgetOutOfRange, .hedgeCountOutOfRange,

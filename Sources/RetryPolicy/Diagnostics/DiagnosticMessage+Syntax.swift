@@ -205,8 +205,33 @@ extension DiagnosticMessage {
   package static func expectedBreakerMinimum() -> DiagnosticMessage {
     DiagnosticMessage(
       .expectedCount, .error,
-      "expected a whole number of attempts after '\(BreakerWord.min.text)', such as '\(Keyword.breaker.text) 50% \(BreakerWord.min.text) 20'"
+      "expected a whole number of attempts after 'min', such as '\(Keyword.breaker.text) 50% min 20'"
     )
+  }
+
+  /// `expected-count`: a word of a clause without the whole number it takes.
+  package static func expectedWholeNumber(after word: String) -> DiagnosticMessage {
+    DiagnosticMessage(.expectedCount, .error, "expected a whole number after '\(word)'")
+  }
+
+  /// `unexpected-token`: a clause without a word it needs, where the table gives no message
+  /// of its own.
+  package static func expectedWord(_ word: String, in clause: String) -> DiagnosticMessage {
+    DiagnosticMessage(.unexpectedToken, .error, "expected '\(word)' in '\(clause)'")
+  }
+
+  /// `misplaced-word`: a word of a clause written after one it must come before.
+  package static func misplacedWord(_ word: String, before later: String, in clause: String)
+    -> DiagnosticMessage
+  {
+    DiagnosticMessage(
+      .misplacedWord, .error, "'\(word)' must come before '\(later)' in '\(clause)'")
+  }
+
+  /// `repeated-word`: a word of a clause given twice in it.
+  package static func repeatedWord(_ word: String, in clause: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .repeatedWord, .error, "'\(word)' is given more than once in '\(clause)'")
   }
 
   /// `expected-policy-name`: `policy` without a name.

@@ -47,9 +47,10 @@ extension CompiledPolicy {
     var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
     let limit = attemptTimeout
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
-      /// Starts an attempt; returns the breaker's refusal instead when it refuses.
-      func start() -> CircuitOpenError? {
-        if let refusal = driver.admit() { return refusal }
+      /// Starts an attempt; returns why it may not start instead (the breaker refused it, or
+      /// an extra attempt found no budget token).
+      func start() -> RetryStopReason? {
+        if let refusal = driver.admitAndWithdraw() { return refusal }
         let number = driver.attemptStarted()
         group.addTask {
           do {
@@ -77,9 +78,9 @@ extension CompiledPolicy {
         }
         return nil
       }
-      driver.recordFirstAttempt()
-      if let refusal = start() {
-        return Result<Success, any Error>.failure(driver.stop(.circuitOpen, refusal, 0))
+      if let reason = start() {
+        let refusal = driver.refusal ?? CircuitOpenError(remaining: nil)
+        return Result<Success, any Error>.failure(driver.stop(reason, refusal, 0))
       }
       // Attempts cancelled when the run ends never report: their permits are released.
       defer { driver.releasePermits() }
@@ -93,9 +94,9 @@ extension CompiledPolicy {
         case .finished(let number, .failure(let error)):
           switch driver.attemptFailed(number, error) {
           case .startNext:
-            if start() != nil, driver.inFlight == 0 {
+            if let reason = start(), driver.inFlight == 0 {
               group.cancelAll()
-              return .failure(driver.stop(.circuitOpen, error, number))
+              return .failure(driver.stop(reason, error, number))
             }
           case .wait: break
           case .stop(let thrown):
@@ -170,30 +171,60 @@ private struct HedgeDriver<C: Clock<Duration>> {
     self.breakerPolicy = policy.breaker
   }
 
-  /// Asks the breaker whether the next attempt may start; its refusal when it may not.
-  mutating func admit() -> CircuitOpenError? {
-    guard let breaker else { return nil }
-    switch breaker.requestAttempt() {
-    case .admitted(let permit, let transition):
-      nextPermit = permit
-      if transition == .halfOpened {
-        environment.observer?(.circuitHalfOpened(attempt: started + 1))
+  /// The breaker's refusal of the last attempt it refused.
+  var refusal: CircuitOpenError?
+
+  /// Asks the breaker whether the next attempt may start; returns why it may not.
+  ///
+  /// Then, for an extra attempt, withdraws its budget token, or deposits the first
+  /// attempt's. A refused attempt neither spends nor earns a token.
+  mutating func admitAndWithdraw() -> RetryStopReason? {
+    // The stages in their documented order (``RunStage/beforeAttempt``), as for `run`.
+    for stage in RunStage.beforeAttempt {
+      switch stage {
+      case .deadline:
+        if started > 0, let deadline = machine.deadline, elapsed >= deadline {
+          return .deadlineExceeded
+        }
+      case .breaker:
+        guard let breaker else { continue }
+        switch breaker.requestAttempt(on: environment.breakerClock) {
+        case .admitted(let permit, let transition):
+          nextPermit = permit
+          if transition == .halfOpened {
+            environment.report(.circuitHalfOpened(attempt: started + 1))
+          }
+        case .refused(let remaining):
+          let left = remaining.map { Duration.nanoseconds($0) }
+          environment.report(
+            .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
+          refusal = CircuitOpenError(remaining: left)
+          return .circuitOpen
+        }
+      case .budget:
+        guard started > 0 else {
+          budget?.recordFirstAttempt(ratio: budgetRatio)
+          continue
+        }
+        if let budget, !budget.withdrawForRetry() {
+          breaker?.recordNeither(nextPermit)
+          return .budgetExhausted
+        }
+      case .attemptTimeout, .hedge, .rules:
+        // Asked around the attempt (its timer, the hedge timer) and after it failed.
+        continue
       }
-      return nil
-    case .refused(let remaining):
-      let left = remaining.map { Duration.nanoseconds($0) }
-      environment.observer?(
-        .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
-      return CircuitOpenError(remaining: left)
     }
+    return nil
   }
 
   /// Tells the breaker attempt `number` succeeded.
   mutating func attemptSucceeded(_ number: Int) {
     guard let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number)
     else { return }
-    if breaker.recordSuccess(permit, policy: breakerPolicy) == .closed {
-      environment.observer?(.circuitClosed(attempt: number))
+    if breaker.recordSuccess(permit, policy: breakerPolicy, on: environment.breakerClock) == .closed
+    {
+      environment.report(.circuitClosed(attempt: number))
     }
   }
 
@@ -208,10 +239,6 @@ private struct HedgeDriver<C: Clock<Duration>> {
   /// Whether an attempt after the current ones may still be started by the timer.
   var mayHedgeLater: Bool { started <= hedge.count }
 
-  mutating func recordFirstAttempt() {
-    budget?.recordFirstAttempt(ratio: budgetRatio)
-  }
-
   /// Counts a start and returns the attempt's number.
   mutating func attemptStarted() -> Int {
     started += 1
@@ -219,17 +246,17 @@ private struct HedgeDriver<C: Clock<Duration>> {
     generation += 1
     if breaker != nil { permits[started] = nextPermit }
     machine.attemptStarted()
-    environment.observer?(.attemptStarted(attempt: started))
+    environment.report(.attemptStarted(attempt: started))
     return started
   }
 
-  /// Why an extra attempt may not start now, or nil when it may; withdraws its budget token
-  /// when it may.
-  mutating func refusalOfExtra() -> RetryStopReason? {
+  /// Why an extra attempt may not start now, or nil when it may; its budget token is
+  /// withdrawn when it starts, after the breaker admitted it.
+  func refusalOfExtra() -> RetryStopReason? {
     if Task.isCancelled { return .cancelled }
     guard started <= hedge.count else { return .hedgeLimitReached }
     if let deadline = machine.deadline, elapsed >= deadline { return .deadlineExceeded }
-    if let budget, !budget.withdrawForRetry() { return .budgetExhausted }
+    if let budget, !budget.hasToken { return .budgetExhausted }
     return nil
   }
 
@@ -240,17 +267,21 @@ private struct HedgeDriver<C: Clock<Duration>> {
   mutating func attemptFailed(_ number: Int, _ error: any Error) -> Action {
     inFlight -= 1
     lastError = error
-    environment.observer?(.attemptFailed(attempt: number, error: error))
+    environment.report(.attemptFailed(attempt: number, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
     if let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number) {
       switch action {
-      case .giveUp(.cancelled), .giveUp(.errorNotMatched):
+      case .giveUp(.cancelled):
         breaker.recordNeither(permit)
-      default:
-        if case .opened(let cause) = breaker.recordFailure(permit, policy: breakerPolicy) {
-          environment.observer?(.circuitOpened(attempt: number, cause: cause))
+      case .giveUp(.errorNotMatched) where !(error is AttemptTimeoutError):
+        breaker.recordNeither(permit)
+      case .giveUp, .retry:
+        if case .opened(let cause) = breaker.recordFailure(
+          permit, policy: breakerPolicy, on: environment.breakerClock)
+        {
+          environment.report(.circuitOpened(attempt: number, cause: cause))
         }
       }
     }
@@ -259,7 +290,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
       // A rule would retry: the reason to stop, if the last attempt has failed, is what
       // refuses the next one (the hedge count, `within`, the budget), never the rule.
       guard let refusal = refusalOfExtra() else {
-        environment.observer?(.retryScheduled(attempt: number, rule: rule, delay: .zero))
+        environment.report(.retryScheduled(attempt: number, rule: rule, delay: .zero))
         return .startNext
       }
       if refusal == .cancelled { return .stop(stop(.cancelled, CancellationError(), number)) }
@@ -274,13 +305,13 @@ private struct HedgeDriver<C: Clock<Duration>> {
   }
 
   func stop(_ reason: RetryStopReason, _ error: any Error, _ number: Int) -> any Error {
-    environment.observer?(.gaveUp(attempt: number, reason: reason, error: error))
+    environment.report(.gaveUp(attempt: number, reason: reason, error: error))
     finish(.failed(reason))
     return error
   }
 
   func finish(_ outcome: RetryOutcome) {
-    environment.observer?(
+    environment.report(
       .finished(
         RetrySummary(
           attempts: started, totalDelay: .zero, elapsed: elapsed, outcome: outcome)))

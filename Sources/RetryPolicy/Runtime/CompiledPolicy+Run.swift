@@ -94,17 +94,18 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, environment.observer == nil {
+    if deadline == nil, budgetRatio == nil, !environment.isObserved {
       if let clause = breaker {
         // The breaker is read from the borrowed environment before and after the attempt,
         // never kept in a variable: a shared breaker is then not retained by every run.
         guard environment.breaker != nil, environment.breakers.isEmpty || name == nil else {
           return try await drive(in: environment, after: nil, isolation: isolation, operation)
         }
-        permit = try environment.breaker?.admitFirstAttempt() ?? .normal
+        permit = try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
         do {
           let value = try await operation()
-          environment.breaker?.recordFirstSuccess(permit, policy: clause)
+          environment.breaker?.recordFirstSuccess(
+            permit, policy: clause, on: environment.breakerClock)
           return value
         } catch {
           firstFailure = error
@@ -251,6 +252,51 @@ extension CompiledPolicy {
     }
     return try await drive(on: clock, in: environment, after: nil, isolation: isolation) {
       try await timingOut(on: clock, limit: limit, operation)
+    }
+  }
+}
+
+extension CompiledPolicy {
+  /// Runs `operation` once under the policy: one attempt, under the breaker, the budget and
+  /// `timeout` as any attempt, whose failure a rule would retry ends the run for `reason`.
+  ///
+  /// RetryPolicyHTTP runs a request it may not send twice this way (`notIdempotent`), so
+  /// that the breaker counts its failure and the events name the reason, without a rewritten
+  /// policy.
+  package func runOnce<Success>(
+    in environment: RetryEnvironment,
+    refusingRetriesFor reason: RetryStopReason,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    try await runOnce(
+      on: environment.clock, in: environment, refusingRetriesFor: reason, isolation: isolation,
+      operation)
+  }
+
+  private func runOnce<C: Clock<Duration>, Success>(
+    on clock: C,
+    in environment: RetryEnvironment,
+    refusingRetriesFor reason: RetryStopReason,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    var run = RetryRun(policy: self, environment: environment, clock: clock)
+    run.retryRefusal = reason
+    try run.startAttempt(in: environment)
+    do {
+      let value: Success
+      if let limit = attemptTimeout {
+        value = try await timingOut(on: clock, limit: limit, operation)
+      } else {
+        value = try await operation()
+      }
+      run.finishSucceeded(in: environment)
+      return value
+    } catch {
+      // With retries refused, every decision after a failure ends the run.
+      _ = try run.decideRetry(after: error, in: environment)
+      throw error
     }
   }
 }

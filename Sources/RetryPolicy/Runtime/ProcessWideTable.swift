@@ -5,18 +5,20 @@ import Foundation
 ///
 /// Equal policies (every copy, and the same text compiled twice) share their object. See
 /// <doc:ProcessWideState> for why these tables exist and what they cost.
-final class ProcessWideTable<Value: AnyObject & Sendable>: @unchecked Sendable {
+final class ProcessWideTable<Key: Hashable & Sendable, Value: AnyObject & Sendable>:
+  @unchecked Sendable
+{
   // Sound: `values` is read and written only while `lock` is held.
   private let lock = NSLock()
-  private var values: [CompiledPolicy: Value] = [:]
+  private var values: [Key: Value] = [:]
 
-  /// The object of `policy`, made by `make` the first time it is asked for.
-  func value(for policy: CompiledPolicy, making make: () -> Value) -> Value {
+  /// The object of `key` (a policy value), made by `make` the first time it is asked for.
+  func value(for key: Key, making make: () -> Value) -> Value {
     lock.lock()
     defer { lock.unlock() }
-    if let value = values[policy] { return value }
+    if let value = values[key] { return value }
     let value = make()
-    values[policy] = value
+    values[key] = value
     return value
   }
 }

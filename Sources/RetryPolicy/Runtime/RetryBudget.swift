@@ -93,7 +93,7 @@ public final class RetryBudget: Sendable {
 
 extension RetryBudget {
   /// The process-wide budgets of policies run without one, by policy value.
-  private static let byPolicy = ProcessWideTable<RetryBudget>()
+  private static let byPolicy = ProcessWideTable<CompiledPolicy, RetryBudget>()
 
   /// The budget a run of `policy` draws on when its environment gives none.
   package static func standard(for policy: CompiledPolicy) -> RetryBudget {

@@ -11,8 +11,15 @@
 ///     let policy = try compile(policy: text, vocabulary: environment.vocabulary)
 ///     let data = try await policy.run(in: environment) { try await session.fetch() }
 public struct RetryEnvironment: Sendable {
-  /// The clock every delay and `timeout` is measured on.
-  public var clock: any Clock<Duration>
+  /// The clock every delay and `timeout` is measured on; a ``CircuitBreaker`` made without
+  /// a clock reads it too.
+  public var clock: any Clock<Duration> {
+    didSet { isContinuousClock = clock is ContinuousClock }
+  }
+  /// Whether ``clock`` is the continuous clock, which breakers read as the system's
+  /// monotonic clock: kept so that a run does not cast the clock.
+  @usableFromInline
+  package private(set) var isContinuousClock: Bool
   /// The random source of jitter.
   ///
   /// Each run draws from its own copy, so a seeded generator gives every run the same
@@ -115,6 +122,7 @@ public struct RetryEnvironment: Sendable {
     breakerGroup: CircuitBreakerGroup?
   ) {
     self.clock = clock
+    self.isContinuousClock = clock is ContinuousClock
     self.random = random
     self.errorClasses = errorClasses
     self.hooks = contextHooks
@@ -147,6 +155,38 @@ public struct RetryEnvironment: Sendable {
   public func vocabulary(errorClasses typeAndCaseNames: Set<String>) -> Vocabulary {
     Vocabulary(
       errorClasses: Set(errorClasses.keys).union(typeAndCaseNames), hooks: Set(hooks.keys))
+  }
+}
+
+extension RetryEnvironment {
+  /// Whether anything observes the runs in this environment: a run then reports every event
+  /// through ``report(_:)``, and `run` leaves its allocation-free path.
+  ///
+  /// A recorder of metrics (contract §15) joins the observer here, so that every driver
+  /// reports to it too.
+  @inlinable
+  package var isObserved: Bool {
+    observer != nil
+  }
+
+  /// Reports `event` of a run: the one place where every driver (``RetryRun``, the hedging
+  /// driver, ``RunCircuit``) hands over a run's and an attempt's outcomes, its refusals by
+  /// cause and its summary with durations.
+  ///
+  /// The event is built only when something observes it.
+  @inline(__always)
+  package func report(_ event: @autoclosure () -> RetryEvent) {
+    guard let observer else { return }
+    observer(event())
+  }
+}
+
+extension RetryEnvironment {
+  /// The clock a breaker made without one reads for a run in this environment: nil for the
+  /// continuous clock, which it reads as the system's monotonic clock.
+  @inlinable
+  package var breakerClock: (any Clock<Duration>)? {
+    isContinuousClock ? nil : clock
   }
 }
 

@@ -56,15 +56,18 @@ extension RetryEvent: CustomStringConvertible {
     case .attemptFailed(let attempt, let error):
       "attempt \(attempt) failed with \(error)"
     case .retryScheduled(let attempt, let rule, let delay):
-      "attempt \(attempt) failed; rule \(rule.addingReportingOverflow(1).partialValue) retries after \(delay.policyText)"
+      "attempt \(attempt) failed; rule \(rule.addingReportingOverflow(1).partialValue) retries after \(delay.messageText)"
     case .gaveUp(let attempt, let reason, _):
-      "attempt \(attempt) failed; gave up: \(reason)"
+      // A run refused before its first attempt gives up at attempt 0: nothing failed.
+      attempt == 0
+        ? "refused before attempt 1; gave up: \(reason)"
+        : "attempt \(attempt) failed; gave up: \(reason)"
     case .finished(let summary):
       "finished after \(summary.attempts) attempt\(summary.attempts == 1 ? "" : "s"): "
         + Self.text(of: summary.outcome)
     case .attemptRefused(let attempt, let remaining, _):
       "attempt \(attempt) refused: "
-        + (remaining.map { "circuit open for \($0.policyText) more" } ?? "circuit held open")
+        + (remaining.map { "circuit open for \($0.messageText) more" } ?? "circuit held open")
     case .circuitOpened(let attempt, let cause):
       "attempt \(attempt) opened the circuit: \(cause.failures) of \(cause.attempts) attempts failed"
     case .circuitHalfOpened(let attempt):

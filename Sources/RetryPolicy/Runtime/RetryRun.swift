@@ -39,6 +39,10 @@ package struct RetryRun: Sendable {
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
   package private(set) var totalDelay: Duration = .zeroInline
+  /// Why this run may make no retry, when it may not (`notIdempotent`: a request
+  /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
+  /// this reason, after the breaker and the budget counted it as any failure.
+  package var retryRefusal: RetryStopReason?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -54,7 +58,7 @@ package struct RetryRun: Sendable {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
     // (Not `||`: its autoclosure would consume the borrowed environment.)
-    let isObserved = environment.observer != nil
+    let isObserved = environment.isObserved
     let isTimed = isObserved ? true : policy.deadline != nil
     self.init(
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
@@ -108,37 +112,59 @@ package struct RetryRun: Sendable {
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) throws {
-    if let error = pendingError, let deadline = machine.deadline,
-      (given ?? episodeElapsed()) > deadline
-    {
-      throw stop(.deadlineExceeded, error, in: environment)
-    }
-    // The breaker before the budget: a refused retry spends no token.
-    if circuit != nil, let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
-    {
-      // The first attempt throws the circuit's error, a later one the last error.
-      throw stop(.circuitOpen, pendingError ?? refusal, in: environment)
-    }
-    if let error = pendingError {
-      if let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
-        circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-        throw stop(.budgetExhausted, error, in: environment)
+    // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
+    // ends the run, and a stage that spends comes after every stage that may refuse.
+    for stage in RunStage.beforeAttempt {
+      switch stage {
+      case .deadline:
+        if let error = pendingError, let deadline = machine.deadline,
+          (given ?? episodeElapsed()) > deadline
+        {
+          throw stop(.deadlineExceeded, error, in: environment)
+        }
+      case .breaker:
+        if circuit != nil,
+          let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
+        {
+          // The first attempt throws the circuit's error, a later one the last error.
+          throw stop(.circuitOpen, pendingError ?? refusal, in: environment)
+        }
+      case .budget:
+        if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
+          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
+          throw stop(.budgetExhausted, error, in: environment)
+        }
+      case .attemptTimeout, .hedge, .rules:
+        // Asked by the driver around the attempt, and after it failed.
+        continue
       }
-      pendingError = nil
     }
+    pendingError = nil
     if isFirstOfEpisode {
       budget?.recordFirstAttempt(ratio: budgetRatio)
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    if let observer = environment.observer { observer(.attemptStarted(attempt: machine.attempts)) }
+    environment.report(.attemptStarted(attempt: machine.attempts))
   }
 
   /// Reports that the last attempt succeeded and the run is over.
   @usableFromInline
-  package func finishSucceeded(in environment: borrowing RetryEnvironment) {
+  package mutating func finishSucceeded(in environment: borrowing RetryEnvironment) {
     circuit?.succeeded(attempt: machine.attempts, in: environment)
     finish(.succeeded, in: environment)
+  }
+
+  /// Reports that the attempt under way delivered (a sequence's first element): a success
+  /// for the breaker, which releases a probe; the run goes on.
+  package mutating func attemptDelivered(in environment: borrowing RetryEnvironment) {
+    circuit?.succeeded(attempt: machine.attempts, in: environment)
+  }
+
+  /// Releases what the attempt under way holds when the run ends without its result (an
+  /// abandoned sequence): a half-open circuit's probe.
+  package mutating func abandon() {
+    circuit?.release()
   }
 
   /// Handles a failed attempt: returns when the next attempt may start (after the delay and
@@ -178,24 +204,28 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    if let observer = environment.observer {
-      observer(.attemptFailed(attempt: machine.attempts, error: error))
-    }
+    environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
-    if let circuit {
-      // A failure for the breaker is an error a rule matches; cancellation and an error no
-      // rule matches are neither.
+    if circuit != nil {
+      // A failure for the breaker is an error a rule matches, and an attempt the policy's
+      // own `timeout` cut off; cancellation and an error no rule matches are neither.
       let counts: Bool
       switch action {
-      case .giveUp(.cancelled), .giveUp(.errorNotMatched): counts = false
-      default: counts = true
+      case .giveUp(.cancelled): counts = false
+      case .giveUp(.errorNotMatched): counts = error is AttemptTimeoutError
+      case .giveUp, .retry: counts = true
       }
-      circuit.failed(attempt: machine.attempts, counts: counts, in: environment)
+      let opened =
+        circuit?.failed(attempt: machine.attempts, counts: counts, in: environment) ?? false
+      // A run whose own failure opened the circuit ends at once: it never waits out a
+      // delay before a retry the circuit would refuse.
+      if opened, case .retry = action { throw stop(.circuitOpen, error, in: environment) }
     }
+    if let retryRefusal, case .retry = action { throw stop(retryRefusal, error, in: environment) }
     switch action {
     case .giveUp(let reason):
       throw stop(reason, error, in: environment)
@@ -210,9 +240,7 @@ package struct RetryRun: Sendable {
       if let budget, !isFirstOfEpisode, !budget.hasToken {
         throw stop(.budgetExhausted, error, in: environment)
       }
-      if let observer = environment.observer {
-        observer(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
-      }
+      environment.report(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
       if budget != nil || machine.deadline != nil || circuit != nil { pendingError = error }
       guard delay.isPositive || hook != nil else {
@@ -256,7 +284,7 @@ package struct RetryRun: Sendable {
 
   /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
   /// cancelled; returns the `CancellationError` to throw.
-  package func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
+  package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
     stop(.cancelled, CancellationError(), in: environment)
   }
 
@@ -272,23 +300,23 @@ package struct RetryRun: Sendable {
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private func stop(
+  private mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment
   ) -> any Error {
+    // However the run ends, the attempt under way no longer holds the circuit's probe.
+    circuit?.release()
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    if let observer = environment.observer {
-      observer(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
-    }
+    environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     finish(.failed(reason), in: environment)
     return thrown
   }
 
   private func finish(_ outcome: RetryOutcome, in environment: borrowing RetryEnvironment) {
-    guard let observer = environment.observer else { return }
+    guard environment.isObserved else { return }
     let summary = RetrySummary(
       attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed(), outcome: outcome)
-    observer(.finished(summary))
+    environment.report(.finished(summary))
   }
 
   /// The time since the run's first attempt, or zero when nothing needs it (see

@@ -91,6 +91,9 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
         do {
           if let element = try await current.next(isolation: actor) {
             subscription = current
+            // A subscription that delivers is a success for the breaker (a probe's
+            // included), however long it then lives.
+            if !hasDelivered { driver.attemptDelivered(in: environment) }
             hasDelivered = true
             return element
           }
@@ -128,6 +131,7 @@ protocol SequenceDriving: AnyObject {
   nonisolated(nonsending) func recover(from error: any Error, in environment: RetryEnvironment)
     async throws
   func startEpisode()
+  func attemptDelivered(in environment: RetryEnvironment)
   func finishSucceeded(in environment: RetryEnvironment)
   func stopCancelled(in environment: RetryEnvironment) -> any Error
 }
@@ -140,6 +144,16 @@ private final class SequenceDriver<C: Clock<Duration>>: SequenceDriving {
   init(run: RetryRun, clock: C) {
     self.run = run
     self.clock = clock
+  }
+
+  // An iteration abandoned mid-attempt (`break`, a dropped iterator) releases what its
+  // attempt holds: a half-open circuit's probe.
+  deinit {
+    run.abandon()
+  }
+
+  func attemptDelivered(in environment: RetryEnvironment) {
+    run.attemptDelivered(in: environment)
   }
 
   func startAttempt(in environment: RetryEnvironment) throws {

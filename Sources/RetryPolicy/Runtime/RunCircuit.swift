@@ -14,6 +14,9 @@ package struct RunCircuit: Sendable {
   package let policy: CircuitBreakerPolicy
   /// The permit of the attempt under way.
   private var permit = CircuitBreakerStateMachine.Permit.normal
+  /// Whether an admitted attempt's result is still to be told: each admitted attempt is
+  /// told once (success, failure or neither), so that a probe is always released.
+  private var isHolding: Bool
   /// Whether the breaker refused an attempt of the run.
   package private(set) var wasRefused = false
 
@@ -25,6 +28,7 @@ package struct RunCircuit: Sendable {
     self.breaker = breaker
     self.policy = policy
     self.permit = permit
+    self.isHolding = true
   }
 
   /// Asks the breaker whether attempt `attempt` may start; returns the error of a refusal,
@@ -34,55 +38,68 @@ package struct RunCircuit: Sendable {
   package mutating func admit(
     attempt: Int, in environment: borrowing RetryEnvironment
   ) -> CircuitOpenError? {
-    switch breaker.requestAttempt() {
+    switch breaker.requestAttempt(on: environment.breakerClock) {
     case .admitted(let permit, let transition):
       self.permit = permit
-      if let transition, let observer = environment.observer {
-        report(transition, attempt: attempt, to: observer)
-      }
+      isHolding = true
+      if let transition { report(transition, attempt: attempt, in: environment) }
       return nil
     case .refused(let remaining):
       wasRefused = true
       let left = remaining.map(CircuitBreakerClock.duration)
-      if let observer = environment.observer {
-        observer(.attemptRefused(attempt: attempt, remaining: left, cause: breaker.cause))
-      }
+      environment.report(.attemptRefused(attempt: attempt, remaining: left, cause: breaker.cause))
       return CircuitOpenError(remaining: left)
     }
   }
 
   /// Tells the breaker attempt `attempt` succeeded.
-  package func succeeded(attempt: Int, in environment: borrowing RetryEnvironment) {
-    if let transition = breaker.recordSuccess(permit, policy: policy),
-      let observer = environment.observer
+  package mutating func succeeded(attempt: Int, in environment: borrowing RetryEnvironment) {
+    guard isHolding else { return }
+    isHolding = false
+    if let transition = breaker.recordSuccess(
+      permit, policy: policy, on: environment.breakerClock)
     {
-      report(transition, attempt: attempt, to: observer)
+      report(transition, attempt: attempt, in: environment)
     }
   }
 
-  /// Tells the breaker attempt `attempt` failed (`counts`) or ended in neither.
-  package func failed(
+  /// Tells the breaker attempt `attempt` failed (`counts`) or ended in neither; returns
+  /// whether this failure opened the circuit.
+  @discardableResult
+  package mutating func failed(
     attempt: Int, counts: Bool, in environment: borrowing RetryEnvironment
-  ) {
+  ) -> Bool {
+    guard isHolding else { return false }
+    isHolding = false
     guard counts else {
       breaker.recordNeither(permit)
-      return
+      return false
     }
-    if let transition = breaker.recordFailure(permit, policy: policy),
-      let observer = environment.observer
-    {
-      report(transition, attempt: attempt, to: observer)
-    }
+    guard
+      let transition = breaker.recordFailure(permit, policy: policy, on: environment.breakerClock)
+    else { return false }
+    report(transition, attempt: attempt, in: environment)
+    if case .opened = transition { return true }
+    return false
+  }
+
+  /// Releases the attempt under way, if its result was not told.
+  ///
+  /// Its run ended without one (an abandoned or cancelled sequence). A probe's release lets the next attempt probe.
+  package mutating func release() {
+    guard isHolding else { return }
+    isHolding = false
+    breaker.recordNeither(permit)
   }
 
   private func report(
     _ transition: CircuitBreakerStateMachine.Transition, attempt: Int,
-    to observer: @Sendable (RetryEvent) -> Void
+    in environment: borrowing RetryEnvironment
   ) {
     switch transition {
-    case .opened(let cause): observer(.circuitOpened(attempt: attempt, cause: cause))
-    case .halfOpened: observer(.circuitHalfOpened(attempt: attempt))
-    case .closed: observer(.circuitClosed(attempt: attempt))
+    case .opened(let cause): environment.report(.circuitOpened(attempt: attempt, cause: cause))
+    case .halfOpened: environment.report(.circuitHalfOpened(attempt: attempt))
+    case .closed: environment.report(.circuitClosed(attempt: attempt))
     }
   }
 }

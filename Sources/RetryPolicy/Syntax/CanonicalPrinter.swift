@@ -86,19 +86,31 @@ package enum CanonicalPrinter {
   }
 
   /// A clause's arguments in canonical form (`1s x1.5`); empty for a clause without any.
+  ///
+  /// Each is printed by its shape, after its word (`over 30s`). The words of the clause's keywords (`retry-after`) are
+  /// part of `clause.keyword`.
   static func printArguments(of clause: ClauseSyntax) -> String {
-    switch clause.kind {
-    case .on(let names), .except(let names): names.map(\.text).joined(separator: ", ")
-    case .immediately, .honoringRetryAfter: ""
-    case .delay(let duration), .max(let duration), .within(let duration),
-      .timeout(let duration):
-      print(duration)
-    case .backoff(let duration, nil): print(duration)
-    case .backoff(let duration, .factor(let factor)?):
-      "\(print(duration)) \(Keyword.x.text)\(normalizedNumber(factor.text))"
-    case .backoff(let duration, .increment(let increment)?):
-      "\(print(duration)) +\(print(increment))"
-    case .delays(let durations): durations.map(print).joined(separator: ", ")
+    var parts: [String] = []
+    for (index, argument) in clause.clause.spec.arguments.enumerated() {
+      guard let value = clause.argument(index), case let text = print(value), !text.isEmpty
+      else { continue }
+      parts.append(argument.word.map { "\($0) \(text)" } ?? text)
+    }
+    return parts.joined(separator: " ")
+  }
+
+  /// One argument's value in canonical form: `1.5s`, `x1.5`, `10%`, `a, b`.
+  static func print(_ value: ArgumentSyntax) -> String {
+    switch value {
+    case .word: ""
+    case .count(let number): normalizedNumber(number.text)
+    case .duration(let duration): print(duration)
+    case .durations(let durations): durations.map(print).joined(separator: ", ")
+    case .percent(let percent): "\(normalizedNumber(percent.text))%"
+    case .factor(let factor): "\(Keyword.x.text)\(normalizedNumber(factor.text))"
+    case .increment(let increment): "+\(print(increment))"
+    case .names(let names): names.map(\.text).joined(separator: ", ")
+    case .name(let name): name.text
     case .jitter(let jitter):
       switch jitter.kind {
       case .percent(let percent): "\(normalizedNumber(percent.text))%"
@@ -106,15 +118,6 @@ package enum CanonicalPrinter {
       case .equal: Keyword.equal.text
       case .decorrelated: Keyword.decorrelated.text
       }
-    case .after(let name): name.text
-    case .budget(let percent): "\(normalizedNumber(percent.text))%"
-    case .hedge(let hedge):
-      "\(hedge.count.map(String.init) ?? "0") \(Keyword.after.text) \(print(hedge.delay))"
-    case .breaker(let breaker):
-      "\(normalizedNumber(breaker.percent.text))%"
-        + (breaker.window.map { " \(BreakerWord.over.text) " + print($0) } ?? "")
-        + (breaker.minimum.map { " \(BreakerWord.min.text) " + normalizedNumber($0.text) } ?? "")
-        + (breaker.openDuration.map { " \(BreakerWord.for.text) " + print($0) } ?? "")
     }
   }
 

@@ -1,12 +1,13 @@
 // The language's words and clauses, each declared once.
 //
-// Every tool that needs a keyword or a clause reads it here: the lexer (which words are
-// keywords), the parser (which words start a clause, and which clauses are policy-wide), the
-// checker (the word a diagnostic quotes), the canonical printers (the spelling and the order),
-// the language server's completion, the REPL's syntax dump, and the tests that compare the
-// TextMate grammar and Grammar/README.md with this table. Adding a clause means one entry in
-// `ClauseTable.entries`, one case in `Clause`, and its meaning (parse, check, compiled field,
-// runtime); no other list exists to forget.
+// A clause's entry is its model: its keyword, its arguments (each a shape, an optional word of
+// its own such as `over`, whether it may be left out, its limits with the diagnostic's range
+// text, its default), whether it belongs to a rule or to the whole policy, and, by its place
+// in `entries`, its canonical order. The parser reads arguments by shape, the checker checks
+// the limits from the entry, the canonical printer and the REPL's syntax dump print by shape,
+// and completion and hover read the entry. What a clause means is written where it is
+// used: `switch`es over `Clause` without `default:`, so the compiler lists every place a new
+// clause must be handled (Grammar/README.md, "Adding a clause").
 
 /// A reserved word of the language; its spelling is its raw value.
 package enum Keyword: String, Sendable, Hashable, CaseIterable {
@@ -20,21 +21,6 @@ package enum Keyword: String, Sendable, Hashable, CaseIterable {
 
   /// The clause this keyword starts, if any (`honoring` starts `honoring retry-after`).
   package var clause: Clause? { ClauseTable.clause(startedBy: self) }
-
-  /// Whether the keyword starts a clause after `retry N` (`on`, `backoff`, `within`, …).
-  var startsClause: Bool { clause != nil }
-
-  /// Whether the keyword starts a policy-wide clause.
-  var isPolicyWide: Bool { clause?.isPolicyWide ?? false }
-}
-
-/// A word that is a keyword only inside `breaker P% [over D] [min N] [for D]`; elsewhere it
-/// is an ordinary name, so policies and hooks called `over`, `min` or `for` stay legal.
-package enum BreakerWord: String, Sendable, Hashable, CaseIterable {
-  case over, min, `for`
-
-  /// The word as written in policy text.
-  package var text: String { rawValue }
 }
 
 /// One clause of the language, in canonical order: the order of `ClauseTable.entries`.
@@ -49,16 +35,135 @@ package enum Clause: Int, Sendable, Hashable, CaseIterable, Comparable {
   package var text: String { spec.text }
 
   /// The keyword that starts the clause.
-  package var keyword: Keyword { spec.keywords[0] }
+  package var keyword: Keyword { spec.keyword }
 
   /// Whether the clause belongs to the whole policy rather than to one rule.
   package var isPolicyWide: Bool { spec.scope == .policyWide }
 
-  /// Whether the clause sets a rule's delays (a rule has at most one such clause).
-  package var isDelay: Bool { spec.scope == .ruleDelay }
-
   /// Orders clauses canonically.
   package static func < (lhs: Clause, rhs: Clause) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// The shape of one argument of a clause: what the parser reads, the checker checks and the
+/// printer prints.
+package enum ArgumentShape: Sendable, Hashable {
+  /// Nothing: a word alone, such as `retry-after` of `honoring retry-after`.
+  case none
+  /// A whole number: `20`.
+  case count
+  /// A duration: `5s`.
+  case duration
+  /// Durations separated by commas: `1s, 5s`.
+  case durations
+  /// A percentage: `10%`.
+  case percent
+  /// How a backoff grows: `xF` or `+I`.
+  case growth
+  /// Error classes separated by commas: `serverError, 503`.
+  case errorClasses
+  /// A hook name: `refreshToken`.
+  case hook
+  /// A percentage or a kind of jitter: `10%`, `full`, `equal`, `decorrelated`.
+  case jitter
+}
+
+/// What values an argument takes, and what the checker says of one outside them.
+package struct ArgumentLimits: Sendable {
+  /// The values an argument takes.
+  package enum Bounds: Sendable {
+    /// Any value the shape reads (names, words).
+    case any
+    /// A duration up to the longest the language takes (`duration-too-long`); unless
+    /// `allowsZero`, above zero (`zero-duration`).
+    case duration(allowsZero: Bool)
+    /// A duration in this range.
+    case durations(ClosedRange<Duration>)
+    /// A whole number in this range (a percentage or a count).
+    case wholeNumbers(ClosedRange<Int>)
+    /// A percentage above 0 and at most 100, compared as written.
+    case percentAboveZero
+    /// A backoff factor, 1 to 1000, compared as written.
+    case factor
+  }
+
+  /// The values it takes.
+  package var bounds: Bounds
+  /// The values in words, as the diagnostic, `Grammar/README.md` and hover say them:
+  /// `1s to 24h`.
+  package var text: String
+  /// The message for a value outside `bounds`, given the argument as written; nil where the
+  /// bounds have messages of their own (durations and factors).
+  package var outOfRange: (@Sendable (ArgumentSyntax) -> DiagnosticMessage)?
+
+  package init(
+    _ bounds: Bounds, _ text: String,
+    outOfRange: (@Sendable (ArgumentSyntax) -> DiagnosticMessage)? = nil
+  ) {
+    self.bounds = bounds
+    self.text = text
+    self.outOfRange = outOfRange
+  }
+
+  /// No limit beyond the shape.
+  package static let none = ArgumentLimits(.any, "")
+}
+
+/// One argument of a clause: positional (`D` of `delay D`) or after a word of its own (`over D`
+/// of `breaker`).
+package struct ArgumentSpec: Sendable {
+  /// The word before the argument (`over`, `after`, `retry-after`); nil for a positional one.
+  package var word: String?
+  /// The word as a keyword, when it is one (`after`); else it is a word of this clause only.
+  package var wordKeyword: Keyword?
+  /// The shape of its value.
+  package var shape: ArgumentShape
+  /// Whether it may be left out.
+  package var isOptional: Bool
+  /// The values it takes.
+  package var limits: ArgumentLimits
+  /// Its name in the clause's form, such as `D`, `N` or `P%`.
+  package var placeholder: String
+  /// Its value when left out, in policy text (`30s`); empty when it has none.
+  package var defaultValue: String
+  /// The message when the value is missing, instead of the shape's own; nil for the shape's.
+  package var expectedValue: DiagnosticMessage?
+  /// The message when its word is missing where it is required.
+  package var expectedWord: DiagnosticMessage?
+
+  /// A positional argument.
+  package init(
+    _ shape: ArgumentShape, _ placeholder: String, isOptional: Bool = false,
+    limits: ArgumentLimits = .none, defaultValue: String = "",
+    expectedValue: DiagnosticMessage? = nil
+  ) {
+    self.init(
+      nil, shape, placeholder, isOptional: isOptional, limits: limits,
+      defaultValue: defaultValue, expectedValue: expectedValue)
+  }
+
+  /// An argument after a word of its own.
+  package init(
+    _ word: String?, _ shape: ArgumentShape, _ placeholder: String,
+    isOptional: Bool = false, limits: ArgumentLimits = .none, defaultValue: String = "",
+    expectedValue: DiagnosticMessage? = nil, expectedWord: DiagnosticMessage? = nil
+  ) {
+    self.word = word
+    self.wordKeyword = word.flatMap(Keyword.init(rawValue:))
+    self.shape = shape
+    self.isOptional = isOptional
+    self.limits = limits
+    self.placeholder = placeholder
+    self.defaultValue = defaultValue
+    self.expectedValue = expectedValue
+    self.expectedWord = expectedWord
+  }
+
+  /// The argument in the clause's form: `D`, `over D`, `[min N]`.
+  package var form: String {
+    let text = [word, placeholder.isEmpty ? nil : placeholder].compactMap { $0 }
+      .joined(separator: " ")
+    return isOptional ? "[\(text)]" : text
+  }
 }
 
 /// What the table says of one clause.
@@ -73,50 +178,46 @@ package struct ClauseSpec: Sendable {
     case policyWide
   }
 
-  /// The shape of a clause's arguments.
-  package enum Arguments: Sendable, Hashable {
-    /// No argument (`immediately`, `honoring retry-after`).
-    case none
-    /// A list of error classes: `A, B`.
-    case errorClasses
-    /// One duration: `D`.
-    case duration
-    /// A duration and an optional growth: `D`, `D xF`, `D +I`.
-    case durationAndGrowth
-    /// A list of durations: `D1, D2, …`.
-    case durations
-    /// A percentage or a jitter word: `P%`, `full`, `equal`, `decorrelated`.
-    case jitter
-    /// A hook name.
-    case hook
-    /// A percentage: `P%`.
-    case percent
-    /// A count and a duration: `N after D`.
-    case countAfterDuration
-    /// A percentage and optional settings: `P% [over D] [min N] [for D]`.
-    case breaker
-  }
-
   /// The clause.
   package var clause: Clause
-  /// The keywords that spell it, before any argument: `[.backoff]`, `[.honoring, .retryAfter]`.
-  package var keywords: [Keyword]
+  /// The keyword that starts it.
+  package var keyword: Keyword
   /// Where it belongs.
   package var scope: Scope
-  /// The shape of its arguments.
-  package var arguments: Arguments
-  /// Whether a duration argument must be above zero (`max 0s` is an error, `delay 0s` is not).
-  package var requiresPositiveDuration: Bool
-  /// Its limits in words, for documentation and hover.
-  package var limits: String
+  /// Its arguments, in the order they are written: the positional ones first, then those
+  /// after words of their own, in canonical order (a word out of this order is an error).
+  package var arguments: [ArgumentSpec]
   /// The completion snippet of its arguments, in the language server's snippet syntax
   /// (`${1:1s}`); empty for a clause without arguments.
   package var argumentSnippet: String
   /// One line that says what it does.
   package var summary: String
 
-  /// The keywords as written: `backoff`, `honoring retry-after`.
-  package var text: String { keywords.map(\.rawValue).joined(separator: " ") }
+  /// The keyword and the required words before any value: `backoff`, `honoring retry-after`.
+  package var text: String {
+    var text = keyword.text
+    for argument in arguments where argument.shape == .none && !argument.isOptional {
+      if let word = argument.word { text += " " + word }
+    }
+    return text
+  }
+
+  /// The words of the clause's arguments (`over`, `min`, `for`), in order.
+  package var words: [String] { arguments.compactMap(\.word) }
+
+  /// The clause as the grammar writes it: `breaker P% [over D] [min N] [for D]`.
+  package var form: String {
+    ([keyword.text] + arguments.map(\.form).filter { !$0.isEmpty }).joined(separator: " ")
+  }
+
+  /// The limits in words, for documentation and hover: `P 1 … 100; over 1s … 24h (30s)`.
+  package var limitsText: String {
+    arguments.filter { !$0.limits.text.isEmpty }.map { argument in
+      let name = argument.word ?? argument.placeholder
+      let value = argument.defaultValue.isEmpty ? "" : " (default \(argument.defaultValue))"
+      return "\(name) \(argument.limits.text)\(value)"
+    }.joined(separator: "; ")
+  }
 
   /// The completion snippet of the whole clause: `backoff ${1:1s}`.
   package var snippet: String { argumentSnippet.isEmpty ? text : text + " " + argumentSnippet }
@@ -124,98 +225,158 @@ package struct ClauseSpec: Sendable {
 
 /// The table of clauses, and what is derived from it.
 package enum ClauseTable {
+  /// The longest duration any clause takes, in words.
+  static let durationText = "at most 10000h"
+  /// A duration above zero and at most the longest.
+  static let positiveDuration = ArgumentLimits(
+    .duration(allowsZero: false), "above 0, at most 10000h")
+  /// A duration of zero or more, at most the longest.
+  static let anyDuration = ArgumentLimits(.duration(allowsZero: true), durationText)
+
+  /// A setting of `breaker`, whose message names it: `word` is empty for the percentage.
+  static func breakerLimits(
+    _ word: String, _ bounds: ArgumentLimits.Bounds, _ text: String, suffix: String = ""
+  ) -> ArgumentLimits {
+    ArgumentLimits(bounds, text) { .breakerOutOfRange(word, $0.text + suffix, range: text) }
+  }
+
   /// Every clause, in canonical order (`Clause`'s order).
   package static let entries: [ClauseSpec] = [
     ClauseSpec(
-      clause: .on, keywords: [.on], scope: .rule, arguments: .errorClasses,
-      requiresPositiveDuration: false, limits: "names, status codes 100…599 or classes 1xx…5xx",
+      clause: .on, keyword: .on, scope: .rule,
+      arguments: [ArgumentSpec(.errorClasses, "A, B")],
       argumentSnippet: "${1:serverError}",
       summary: "retry only errors of these classes"),
     ClauseSpec(
-      clause: .except, keywords: [.except], scope: .rule, arguments: .errorClasses,
-      requiresPositiveDuration: false, limits: "names, status codes 100…599 or classes 1xx…5xx",
+      clause: .except, keyword: .except, scope: .rule,
+      arguments: [ArgumentSpec(.errorClasses, "A, B")],
       argumentSnippet: "${1:cancelled}",
       summary: "never retry errors of these classes"),
     ClauseSpec(
-      clause: .immediately, keywords: [.immediately], scope: .ruleDelay, arguments: .none,
-      requiresPositiveDuration: false, limits: "",
+      clause: .immediately, keyword: .immediately, scope: .ruleDelay, arguments: [],
       argumentSnippet: "",
       summary: "no delay before a retry (the default)"),
     ClauseSpec(
-      clause: .delay, keywords: [.delay], scope: .ruleDelay, arguments: .duration,
-      requiresPositiveDuration: false, limits: "0 … 10000h",
+      clause: .delay, keyword: .delay, scope: .ruleDelay,
+      arguments: [ArgumentSpec(.duration, "D", limits: anyDuration)],
       argumentSnippet: "${1:1s}",
       summary: "the same delay before every retry"),
     ClauseSpec(
-      clause: .backoff, keywords: [.backoff], scope: .ruleDelay, arguments: .durationAndGrowth,
-      requiresPositiveDuration: true, limits: "D above 0 … 10000h; factor 1 … 1000",
+      clause: .backoff, keyword: .backoff, scope: .ruleDelay,
+      arguments: [
+        ArgumentSpec(.duration, "D", limits: positiveDuration),
+        ArgumentSpec(
+          .growth, "xF | +I", isOptional: true,
+          limits: ArgumentLimits(.factor, "F 1 to 1000; I \(durationText)"), defaultValue: "x2"),
+      ],
       argumentSnippet: "${1:1s} x${2:2}",
       summary: "exponential (D xF) or linear (D +I) delays"),
     ClauseSpec(
-      clause: .delays, keywords: [.delays], scope: .ruleDelay, arguments: .durations,
-      requiresPositiveDuration: false, limits: "each 0 … 10000h",
+      clause: .delays, keyword: .delays, scope: .ruleDelay,
+      arguments: [ArgumentSpec(.durations, "D1, D2, …", limits: anyDuration)],
       argumentSnippet: "${1:1s}, ${2:5s}",
       summary: "an explicit schedule; the last delay repeats"),
     ClauseSpec(
-      clause: .jitter, keywords: [.jitter], scope: .rule, arguments: .jitter,
-      requiresPositiveDuration: false, limits: "P above 0 … 100",
+      clause: .jitter, keyword: .jitter, scope: .rule,
+      arguments: [
+        ArgumentSpec(
+          .jitter, "P% | full | equal | decorrelated",
+          limits: ArgumentLimits(.percentAboveZero, "above 0% and at most 100%") {
+            .jitterOutOfRange($0.text)
+          })
+      ],
       argumentSnippet: "${1:10%}",
       summary: "randomizes each delay"),
     ClauseSpec(
-      clause: .max, keywords: [.max], scope: .rule, arguments: .duration,
-      requiresPositiveDuration: true, limits: "above 0 … 10000h",
+      clause: .max, keyword: .max, scope: .rule,
+      arguments: [ArgumentSpec(.duration, "D", limits: positiveDuration)],
       argumentSnippet: "${1:30s}",
       summary: "caps every delay, after jitter"),
     ClauseSpec(
-      clause: .after, keywords: [.after], scope: .rule, arguments: .hook,
-      requiresPositiveDuration: false, limits: "",
+      clause: .after, keyword: .after, scope: .rule,
+      arguments: [ArgumentSpec(.hook, "NAME")],
       argumentSnippet: "${1:refreshToken}",
       summary: "runs the host's hook before each retry"),
     ClauseSpec(
-      clause: .honoringRetryAfter, keywords: [.honoring, .retryAfter], scope: .rule,
-      arguments: .none, requiresPositiveDuration: false, limits: "",
+      clause: .honoringRetryAfter, keyword: .honoring, scope: .rule,
+      arguments: [
+        ArgumentSpec(
+          Keyword.retryAfter.text, .none, "", expectedWord: .expectedRetryAfter())
+      ],
       argumentSnippet: "",
       summary: "a delay carried by the error replaces the computed one"),
     ClauseSpec(
-      clause: .within, keywords: [.within], scope: .policyWide, arguments: .duration,
-      requiresPositiveDuration: true, limits: "above 0 … 10000h",
+      clause: .within, keyword: .within, scope: .policyWide,
+      arguments: [ArgumentSpec(.duration, "D", limits: positiveDuration)],
       argumentSnippet: "${1:1m}",
       summary: "overall deadline, counted from the first attempt"),
     ClauseSpec(
-      clause: .timeout, keywords: [.timeout], scope: .policyWide, arguments: .duration,
-      requiresPositiveDuration: true, limits: "above 0 … 10000h",
+      clause: .timeout, keyword: .timeout, scope: .policyWide,
+      arguments: [ArgumentSpec(.duration, "D", limits: positiveDuration)],
       argumentSnippet: "${1:10s}",
       summary: "each attempt is cancelled after this long"),
     ClauseSpec(
-      clause: .budget, keywords: [.budget], scope: .policyWide, arguments: .percent,
-      requiresPositiveDuration: false, limits: "P above 0 … 100",
+      clause: .budget, keyword: .budget, scope: .policyWide,
+      arguments: [
+        ArgumentSpec(
+          .percent, "P%",
+          limits: ArgumentLimits(.percentAboveZero, "above 0% and at most 100%") {
+            .budgetOutOfRange($0.text)
+          })
+      ],
       argumentSnippet: "${1:10%}",
       summary: "retries of all runs stay below this share of first attempts"),
     ClauseSpec(
-      clause: .hedge, keywords: [.hedge], scope: .policyWide,
-      arguments: .countAfterDuration, requiresPositiveDuration: false,
-      limits: "N 1 … 10; D 0 … 10000h",
+      clause: .hedge, keyword: .hedge, scope: .policyWide,
+      arguments: [
+        ArgumentSpec(
+          .count, "N",
+          limits: ArgumentLimits(.wholeNumbers(1...PolicyLimits.largestHedgeCount), "1 to 10") {
+            .hedgeCountOutOfRange($0.wholeNumber ?? 0)
+          },
+          expectedValue: .expectedHedge()),
+        ArgumentSpec(
+          Keyword.after.text, .duration, "D", limits: anyDuration,
+          expectedWord: .expectedHedge()),
+      ],
       argumentSnippet: "${1:2} \(Keyword.after.rawValue) ${2:100ms}",
       summary: "up to N extra concurrent attempts, one every D"),
     ClauseSpec(
-      clause: .breaker, keywords: [.breaker], scope: .policyWide, arguments: .breaker,
-      requiresPositiveDuration: true,
-      limits: "P 1 … 100; over 1s … 24h (30s); min 1 … 1000000 (20); for 100ms … 24h (5s)",
-      argumentSnippet:
-        "${1:50}% \(BreakerWord.over.rawValue) ${2:30s} \(BreakerWord.min.rawValue) ${3:20}"
-        + " \(BreakerWord.for.rawValue) ${4:5s}",
+      clause: .breaker, keyword: .breaker, scope: .policyWide,
+      arguments: [
+        ArgumentSpec(
+          .percent, "P%",
+          limits: breakerLimits(
+            "", .wholeNumbers(CircuitBreakerPolicy.failurePercentRange),
+            "a whole percentage, 1% to 100%", suffix: "%")),
+        ArgumentSpec(
+          "over", .duration, "D", isOptional: true,
+          limits: breakerLimits("over", .durations(CircuitBreakerPolicy.windowRange), "1s to 24h"),
+          defaultValue: "30s"),
+        ArgumentSpec(
+          "min", .count, "N", isOptional: true,
+          limits: breakerLimits(
+            "min", .wholeNumbers(CircuitBreakerPolicy.minimumAttemptsRange), "1 to 1000000"),
+          defaultValue: "20", expectedValue: .expectedBreakerMinimum()),
+        ArgumentSpec(
+          "for", .duration, "D", isOptional: true,
+          limits: breakerLimits(
+            "for", .durations(CircuitBreakerPolicy.openDurationRange), "100ms to 24h"),
+          defaultValue: "5s"),
+      ],
+      argumentSnippet: "${1:50}% over ${2:30s} min ${3:20} for ${4:5s}",
       summary: "stops calling while P% of recent attempts fail, then lets one probe through"),
   ]
 
   /// The clause `keyword` starts, if any.
   static func clause(startedBy keyword: Keyword) -> Clause? {
-    entries.first { $0.keywords[0] == keyword }?.clause
+    entries.first { $0.keyword == keyword }?.clause
   }
 
   /// The keywords that start a clause, in canonical order, the words a misspelt clause
   /// keyword is compared with (with `retry`).
   static let clauseWords: [String] =
-    [Keyword.retry.rawValue] + entries.map(\.keywords[0].rawValue)
+    [Keyword.retry.rawValue] + entries.map(\.keyword.rawValue)
 
   /// A keyword as the lexer matches it: its bytes, and the clause it starts.
   struct LexerEntry {

@@ -9,16 +9,16 @@ package enum LanguageWords {
 
   /// The keywords that start a clause after `retry N`, policy-wide ones included, in
   /// canonical order.
-  package static var clauseKeywords: [String] { ClauseTable.entries.map(\.keywords[0].rawValue) }
+  package static var clauseKeywords: [String] { ClauseTable.entries.map(\.keyword.rawValue) }
 
   /// The keywords that start a policy-wide clause (`within`, `timeout`, `budget`, …).
   package static var policyWideKeywords: [String] {
-    ClauseTable.entries.filter { $0.scope == .policyWide }.map(\.keywords[0].rawValue)
+    ClauseTable.entries.filter { $0.scope == .policyWide }.map(\.keyword.rawValue)
   }
 
   /// The clauses of which a rule has at most one: the delay clauses.
   package static var delayKeywords: [String] {
-    ClauseTable.entries.filter { $0.scope == .ruleDelay }.map(\.keywords[0].rawValue)
+    ClauseTable.entries.filter { $0.scope == .ruleDelay }.map(\.keyword.rawValue)
   }
 
   /// The kinds of jitter spelt as words (`jitter full`); `jitter P%` is the other form.

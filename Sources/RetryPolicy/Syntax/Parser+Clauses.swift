@@ -120,165 +120,192 @@ extension PolicyParser {
 
   /// Parses the clause that starts with `keyword`, at its keyword, into `clauses`; false
   /// after an error.
+  ///
+  /// The arguments are read by the shapes of the clause's entry in the table: the positional
+  /// ones in order, then those after words of their own (`over D`), each at most once and in
+  /// the entry's order; a word out of order or given twice is reported at the word.
   mutating func parseClause(_ keyword: Keyword) -> Bool {
+    guard let clause = keyword.clause else { return false }
+    let spec = clause.spec
     let keywordRange = token.range
-    let word = keyword.rawValue
     advance()
-    switch keyword {
-    case .on, .except:
-      guard let names = parseNames(after: word) else { return false }
-      append(keyword == .except ? .except(names) : .on(names), at: keywordRange)
-      return true
-    case .immediately:
-      append(.immediately, at: keywordRange)
-      return true
-    case .delay:
-      guard let duration = parseDuration(after: word) else { return false }
-      append(.delay(duration), at: keywordRange)
-      return true
-    case .max:
-      guard let duration = parseDuration(after: word) else { return false }
-      append(.max(duration), at: keywordRange)
-      return true
-    case .within:
-      guard let duration = parseDuration(after: word) else { return false }
-      append(.within(duration), at: keywordRange)
-      return true
-    case .timeout:
-      guard let duration = parseDuration(after: word) else { return false }
-      append(.timeout(duration), at: keywordRange)
-      return true
-    case .backoff:
-      guard let duration = parseDuration(after: word) else { return false }
-      var growth: BackoffGrowthSyntax?
-      if token.keyword == .x {
-        advance()
-        guard token.kind == .number else {
-          if token.kind != .error { report(.expectedFactor(), at: token.range) }
-          return false
-        }
-        growth = .factor(parseNumber())
-      } else if token.kind == .plus {
-        advance()
-        guard token.kind == .duration || token.kind == .number else {
-          if token.kind != .error { report(.expectedIncrement(), at: token.range) }
-          return false
-        }
-        guard let increment = parseDuration(after: "+") else { return false }
-        growth = .increment(increment)
+    var values = [ArgumentSyntax?](repeating: nil, count: spec.arguments.count)
+    var index = 0
+    // The positional arguments.
+    while index < spec.arguments.count, spec.arguments[index].word == nil {
+      let argument = spec.arguments[index]
+      if argument.isOptional && !isAtValue(of: argument.shape) {
+        index += 1
+        continue
       }
-      append(.backoff(duration, growth), at: keywordRange)
-      return true
-    case .delays:
-      guard let first = parseDuration(after: word) else { return false }
+      guard let value = parseValue(argument, after: keyword.text, of: spec) else { return false }
+      values[index] = value
+      index += 1
+    }
+    // The arguments after words of their own.
+    let firstWorded = index
+    var written: [(index: Int, range: SourceRange)] = []
+    while let found = wordedArgument(of: spec, from: firstWorded) {
+      let wordRange = token.range
+      let word = spec.arguments[found].word ?? ""
+      advance()
+      if values[found] != nil {
+        report(.repeatedWord(word, in: spec.text), at: wordRange)
+      } else if let later = written.first(where: { $0.index > found }) {
+        let before = spec.arguments[later.index].word ?? ""
+        guard let value = parseValue(spec.arguments[found], after: word, of: spec) else {
+          return false
+        }
+        values[found] = value
+        reportMisplaced(word, before: before, in: spec.text, at: wordRange, after: later.range)
+        written.append((found, wordRange))
+        continue
+      }
+      guard let value = parseValue(spec.arguments[found], after: word, of: spec) else {
+        return false
+      }
+      if values[found] == nil {
+        values[found] = value
+        written.append((found, wordRange))
+      }
+    }
+    for (offset, argument) in spec.arguments.enumerated()
+    where offset >= firstWorded && !argument.isOptional && values[offset] == nil {
+      if token.kind != .error {
+        report(
+          argument.expectedWord ?? .expectedWord(argument.word ?? "", in: spec.text),
+          at: token.range)
+      }
+      return false
+    }
+    clauses.append(
+      ClauseSyntax(
+        clause: clause, arguments: values, keywordRange: keywordRange,
+        range: SourceRange(start: keywordRange.start, end: previousEnd)))
+    return true
+  }
+
+  /// The index of the argument of `spec`, from `start` on, whose word the current token is.
+  ///
+  /// A word that is a keyword (`after` of `hedge`) counts once only: a second one starts the
+  /// clause it names.
+  func wordedArgument(of spec: ClauseSpec, from start: Int) -> Int? {
+    guard token.kind == .word, start < spec.arguments.count else { return nil }
+    for index in start..<spec.arguments.count {
+      let argument = spec.arguments[index]
+      if let keyword = argument.wordKeyword {
+        if token.keyword == keyword { return index }
+      } else if token.keyword == nil, let word = argument.word,
+        lexer.slice(token.start, token.end).elementsEqual(word.utf8)
+      {
+        return index
+      }
+    }
+    return nil
+  }
+
+  /// Reports `word` written after `before`, at `wordRange`, with the move as a fix-it: the
+  /// text from `before` to the end of the misplaced argument, reordered.
+  mutating func reportMisplaced(
+    _ word: String, before: String, in clause: String, at wordRange: SourceRange,
+    after laterRange: SourceRange
+  ) {
+    let moved = lexer.text(wordRange.start.offset, previousEnd.offset)
+    var between = lexer.text(laterRange.start.offset, wordRange.start.offset)
+    while between.last == " " || between.last == "\t" { between.removeLast() }
+    let fixIt = FixIt(
+      range: SourceRange(start: laterRange.start, end: previousEnd),
+      replacement: moved + " " + between)
+    report(.misplacedWord(word, before: before, in: clause), at: wordRange, fixIts: [fixIt])
+  }
+
+  /// Whether the current token can start a value of `shape` (for an optional positional
+  /// argument, such as a backoff's growth).
+  func isAtValue(of shape: ArgumentShape) -> Bool {
+    switch shape {
+    case .growth: token.keyword == .x || token.kind == .plus
+    case .none, .count, .duration, .durations, .percent, .errorClasses, .hook, .jitter: true
+    }
+  }
+
+  /// Parses the value of `argument`, written after `word`, by its shape; nil (and a
+  /// diagnostic) when it is missing or malformed.
+  mutating func parseValue(_ argument: ArgumentSpec, after word: String, of spec: ClauseSpec)
+    -> ArgumentSyntax?
+  {
+    switch argument.shape {
+    case .none:
+      return .word
+    case .count:
+      guard token.kind == .number, !token.hasFraction else {
+        if token.kind != .error {
+          report(argument.expectedValue ?? .expectedWholeNumber(after: word), at: token.range)
+        }
+        // A count that is no whole number: the rest of the clause is skipped, not read as
+        // another clause (`hedge 1.5 after 1s`).
+        if token.kind == .number {
+          advance()
+          skipWords(of: spec)
+        }
+        return nil
+      }
+      let digits = lexer.slice(token.start, token.end)
+      let count = Literals.integer(digits)
+      if count == nil { report(.numberTooLarge(text), at: token.range) }
+      let number = NumberLiteralSyntax(
+        digits: LiteralText(digits), value: count.map(Double.init), range: token.range)
+      advance()
+      return .count(number)
+    case .duration:
+      return parseDuration(after: word).map(ArgumentSyntax.duration)
+    case .durations:
+      guard let first = parseDuration(after: word) else { return nil }
       var durations = [first]
       while token.kind == .comma {
         advance()
-        guard let next = parseDuration(after: ",") else { return false }
+        guard let next = parseDuration(after: ",") else { return nil }
         durations.append(next)
       }
-      append(.delays(durations), at: keywordRange)
-      return true
+      return .durations(durations)
+    case .percent:
+      return parsePercent(after: word).map(ArgumentSyntax.percent)
+    case .growth:
+      return parseGrowth()
+    case .errorClasses:
+      return parseNames(after: word).map(ArgumentSyntax.names)
+    case .hook:
+      return parseName("a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
+        .map(ArgumentSyntax.name)
     case .jitter:
-      guard let jitter = parseJitter() else { return false }
-      append(.jitter(jitter), at: keywordRange)
-      return true
-    case .after:
-      guard
-        let name = parseName(
-          "a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
-      else { return false }
-      append(.after(name), at: keywordRange)
-      return true
-    case .honoring:
-      guard token.keyword == .retryAfter else {
-        if token.kind != .error { report(.expectedRetryAfter(), at: token.range) }
-        return false
-      }
-      advance()
-      append(.honoringRetryAfter, at: keywordRange)
-      return true
-    case .budget:
-      guard let percent = parsePercent(after: word) else { return false }
-      append(.budget(percent), at: keywordRange)
-      return true
-    case .hedge:
-      guard let hedge = parseHedge() else { return false }
-      append(.hedge(hedge), at: keywordRange)
-      return true
-    case .breaker:
-      guard let breaker = parseBreaker() else { return false }
-      append(.breaker(breaker), at: keywordRange)
-      return true
-    case .policy, .retry, .forever, .full, .equal, .decorrelated, .retryAfter, .x:
-      return false
+      return parseJitter().map(ArgumentSyntax.jitter)
     }
   }
 
-  /// Parses `N after D` after `hedge`.
-  mutating func parseHedge() -> HedgeSyntax? {
-    guard token.kind == .number, !token.hasFraction else {
-      if token.kind != .error { report(.expectedHedge(), at: token.range) }
-      // A count that is no whole number: the rest of the clause is skipped, not read as `after`.
-      if token.kind == .number {
-        advance()
-        if token.keyword == .after { advance() }
-        if token.kind == .duration { advance() }
-      }
-      return nil
-    }
-    let countRange = token.range
-    let count = Literals.integer(lexer.slice(token.start, token.end))
-    if count == nil { report(.numberTooLarge(text), at: token.range) }
-    advance()
-    guard token.keyword == .after else {
-      if token.kind != .error { report(.expectedHedge(), at: token.range) }
-      return nil
-    }
-    advance()
-    guard let delay = parseDuration(after: Keyword.after.text) else { return nil }
-    return HedgeSyntax(count: count, countRange: countRange, delay: delay)
-  }
-
-  /// Parses `P% [over D] [min N] [for D]` after `breaker`; `over`, `min` and `for` are words
-  /// of this clause only, read in this order.
-  mutating func parseBreaker() -> BreakerSyntax? {
-    guard let percent = parsePercent(after: Keyword.breaker.text) else { return nil }
-    var breaker = BreakerSyntax(percent: percent)
-    if isBreakerWord(.over) {
+  /// Parses `xF` or `+I`, at `x` or `+`.
+  mutating func parseGrowth() -> ArgumentSyntax? {
+    if token.keyword == .x {
       advance()
-      guard let window = parseDuration(after: BreakerWord.over.text) else { return nil }
-      breaker.window = window
-    }
-    if isBreakerWord(.min) {
-      advance()
-      guard token.kind == .number, !token.hasFraction else {
-        if token.kind != .error { report(.expectedBreakerMinimum(), at: token.range) }
-        if token.kind == .number { advance() }
+      guard token.kind == .number else {
+        if token.kind != .error { report(.expectedFactor(), at: token.range) }
         return nil
       }
-      breaker.minimum = parseNumber()
+      return .factor(parseNumber())
     }
-    if isBreakerWord(.for) {
+    advance()
+    guard token.kind == .duration || token.kind == .number else {
+      if token.kind != .error { report(.expectedIncrement(), at: token.range) }
+      return nil
+    }
+    return parseDuration(after: "+").map(ArgumentSyntax.increment)
+  }
+
+  /// Skips the words of `spec` that are keywords (`after` of `hedge`) and the values after
+  /// them, which would otherwise be read as clauses of their own.
+  mutating func skipWords(of spec: ClauseSpec) {
+    while let index = wordedArgument(of: spec, from: 0), spec.arguments[index].wordKeyword != nil {
       advance()
-      guard let open = parseDuration(after: BreakerWord.for.text) else { return nil }
-      breaker.openDuration = open
+      if token.kind == .number || token.kind == .duration { advance() }
     }
-    return breaker
-  }
-
-  /// Whether the current token is `word`, a word of the `breaker` clause.
-  func isBreakerWord(_ word: BreakerWord) -> Bool {
-    token.kind == .word && token.keyword == nil && text == word.text
-  }
-
-  /// Appends a clause whose keyword stands at `keywordRange` and which ends with the last
-  /// token read.
-  mutating func append(_ kind: ClauseSyntax.Kind, at keywordRange: SourceRange) {
-    clauses.append(
-      ClauseSyntax(
-        kind: kind, keywordRange: keywordRange,
-        range: SourceRange(start: keywordRange.start, end: previousEnd)))
   }
 
   /// Parses the names of `on` or `except`.

@@ -130,74 +130,25 @@ package struct RetryHeadSyntax: Sendable, Hashable {
   }
 }
 
-/// One clause of a line.
+/// One clause of a line: its entry in the clause table and its arguments as written.
 package struct ClauseSyntax: Sendable, Hashable {
-  /// The clause and its arguments.
-  package enum Kind: Sendable, Hashable {
-    /// `on A, B`.
-    case on([NameSyntax])
-    /// `except A, B`.
-    case except([NameSyntax])
-    /// `immediately`.
-    case immediately
-    /// `delay D`.
-    case delay(DurationLiteralSyntax)
-    /// `backoff D`, `backoff D xF` or `backoff D +I`.
-    case backoff(DurationLiteralSyntax, BackoffGrowthSyntax?)
-    /// `delays D1, D2, …`.
-    case delays([DurationLiteralSyntax])
-    /// `jitter P%`, `jitter full`, `jitter equal`, `jitter decorrelated`.
-    case jitter(JitterSyntax)
-    /// `max D`.
-    case max(DurationLiteralSyntax)
-    /// `after NAME`.
-    case after(NameSyntax)
-    /// `honoring retry-after`.
-    case honoringRetryAfter
-    /// `within D` (policy-wide).
-    case within(DurationLiteralSyntax)
-    /// `timeout D` (policy-wide).
-    case timeout(DurationLiteralSyntax)
-    /// `budget P%` (policy-wide).
-    case budget(NumberLiteralSyntax)
-    /// `hedge N after D` (policy-wide).
-    case hedge(HedgeSyntax)
-    /// `breaker P% [over D] [min N] [for D]` (policy-wide).
-    case breaker(BreakerSyntax)
-  }
-
-  /// The clause and its arguments.
-  package var kind: Kind
+  /// The clause, as the clause table names it.
+  package var clause: Clause
+  /// One value for each argument of the clause's entry (`clause.spec.arguments`), in the
+  /// entry's order; nil for an optional argument left out.
+  package var arguments: [ArgumentSyntax?]
   /// The range of the clause's keyword (`backoff`), where diagnostics about it point.
   package var keywordRange: SourceRange
   /// From the keyword to the end of the last argument.
   package var range: SourceRange
 
-  package init(kind: Kind, keywordRange: SourceRange, range: SourceRange) {
-    self.kind = kind
+  package init(
+    clause: Clause, arguments: [ArgumentSyntax?], keywordRange: SourceRange, range: SourceRange
+  ) {
+    self.clause = clause
+    self.arguments = arguments
     self.keywordRange = keywordRange
     self.range = range
-  }
-
-  /// The clause, as the clause table names it.
-  package var clause: Clause {
-    switch kind {
-    case .on: .on
-    case .except: .except
-    case .immediately: .immediately
-    case .delay: .delay
-    case .backoff: .backoff
-    case .delays: .delays
-    case .jitter: .jitter
-    case .max: .max
-    case .after: .after
-    case .honoringRetryAfter: .honoringRetryAfter
-    case .within: .within
-    case .timeout: .timeout
-    case .budget: .budget
-    case .hedge: .hedge
-    case .breaker: .breaker
-    }
   }
 
   /// The clause's keyword as written in the language, such as `backoff`.
@@ -205,52 +156,78 @@ package struct ClauseSyntax: Sendable, Hashable {
 
   /// Whether the clause belongs to the whole policy rather than to one rule.
   package var isPolicyWide: Bool { clause.isPolicyWide }
-}
 
-/// The arguments of `hedge N after D`.
-package struct HedgeSyntax: Sendable, Hashable {
-  /// The number of extra attempts; nil when the number was too large to read (diagnosed).
-  package var count: Int?
-  /// Where the count stands.
-  package var countRange: SourceRange
-  /// The time between attempt starts.
-  package var delay: DurationLiteralSyntax
+  /// The value of the argument at `index` of the clause's entry, if given.
+  package func argument(_ index: Int) -> ArgumentSyntax? {
+    index < arguments.count ? arguments[index] : nil
+  }
 
-  package init(count: Int?, countRange: SourceRange, delay: DurationLiteralSyntax) {
-    self.count = count
-    self.countRange = countRange
-    self.delay = delay
+  /// The duration at `index`, if given.
+  package func duration(_ index: Int) -> DurationLiteralSyntax? {
+    if case .duration(let literal)? = argument(index) { literal } else { nil }
+  }
+
+  /// The names at `index` (`on`, `except`), empty if none.
+  package func names(_ index: Int) -> [NameSyntax] {
+    if case .names(let names)? = argument(index) { names } else { [] }
+  }
+
+  /// The number at `index` (a count, a percentage or a factor), if given.
+  package func number(_ index: Int) -> NumberLiteralSyntax? {
+    switch argument(index) {
+    case .count(let number)?, .percent(let number)?, .factor(let number)?: number
+    case .word?, .duration?, .durations?, .increment?, .names?, .name?, .jitter?, nil: nil
+    }
   }
 }
 
-/// The arguments of `breaker P% [over D] [min N] [for D]`; an omitted setting is nil.
-package struct BreakerSyntax: Sendable, Hashable {
-  /// The failure percentage, `P`.
-  package var percent: NumberLiteralSyntax
-  /// `over D`: the window.
-  package var window: DurationLiteralSyntax?
-  /// `min N`: the fewest attempts; its number as written.
-  package var minimum: NumberLiteralSyntax?
-  /// `for D`: how long the circuit stays open.
-  package var openDuration: DurationLiteralSyntax?
-
-  package init(
-    percent: NumberLiteralSyntax, window: DurationLiteralSyntax? = nil,
-    minimum: NumberLiteralSyntax? = nil, openDuration: DurationLiteralSyntax? = nil
-  ) {
-    self.percent = percent
-    self.window = window
-    self.minimum = minimum
-    self.openDuration = openDuration
-  }
-}
-
-/// How a backoff grows: `xF` (exponential) or `+I` (linear).
-package enum BackoffGrowthSyntax: Sendable, Hashable {
-  /// `xF`: each delay is the previous times F.
+/// The value of one argument of a clause, by its shape (`ArgumentShape`).
+package enum ArgumentSyntax: Sendable, Hashable {
+  /// A word alone, such as `retry-after` of `honoring retry-after`.
+  case word
+  /// A whole number: `20`.
+  case count(NumberLiteralSyntax)
+  /// A duration: `5s`.
+  case duration(DurationLiteralSyntax)
+  /// Durations: `1s, 5s`.
+  case durations([DurationLiteralSyntax])
+  /// A percentage, without its `%`: `10`.
+  case percent(NumberLiteralSyntax)
+  /// A backoff factor, without its `x`: `1.5`.
   case factor(NumberLiteralSyntax)
-  /// `+I`: each delay is the previous plus I.
+  /// A linear backoff increment, without its `+`: `2s`.
   case increment(DurationLiteralSyntax)
+  /// Names: error classes.
+  case names([NameSyntax])
+  /// A name: a hook.
+  case name(NameSyntax)
+  /// The argument of `jitter`.
+  case jitter(JitterSyntax)
+
+  /// The value as written, as messages quote it: `1.5`, `5s`, `10` (a percentage without
+  /// `%`), `serverError, 503`.
+  package var text: String {
+    switch self {
+    case .word: ""
+    case .count(let number), .percent(let number), .factor(let number): number.text
+    case .duration(let literal), .increment(let literal): literal.text
+    case .durations(let literals): literals.map(\.text).joined(separator: ", ")
+    case .names(let names): names.map(\.text).joined(separator: ", ")
+    case .name(let name): name.text
+    case .jitter(let jitter):
+      switch jitter.kind {
+      case .percent(let number): number.text
+      case .full: Keyword.full.text
+      case .equal: Keyword.equal.text
+      case .decorrelated: Keyword.decorrelated.text
+      }
+    }
+  }
+
+  /// A count's value as a whole number; nil for other values or one too large to read.
+  package var wholeNumber: Int? {
+    if case .count(let number) = self, let value = number.value { Int(exactly: value) } else { nil }
+  }
 }
 
 /// The argument of `jitter`.

@@ -51,6 +51,10 @@ enum CheckCommand: Subcommand {
       a folder), with a note saying which, until interrupted: for editing policies beside a
       running service whose PolicyStore reloads them.
 
+      A name that the build plugin cannot give Swift code is an error too ('swift-name'), as
+      in 'generate': a policy named 'Type' or 'Protocol' (Swift reads RetryPolicies.Type as
+      the metatype), a policy or hook named '_'.
+
       '--classes' and '--hooks' check names against the host's vocabulary, as the library
       does when the host hands one to the compiler: a name outside it is an error with a
       "did you mean" suggestion ('any' and 'timeout' are always known).
@@ -196,9 +200,13 @@ enum CheckCommand: Subcommand {
         // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
         let source = [UInt8](data)
         let analysis = analyze(policyFile: source, vocabulary: options.vocabulary)
+        // The names `generate` cannot give the build are errors here too, so that a file
+        // `check` passes also builds.
+        let diagnostics = PolicySwiftSource.merging(
+          PolicySwiftSource.nameDiagnostics(of: analysis.syntax), into: analysis.diagnostics)
         reports.append(
           FileReport(
-            name: file.name, source: source, diagnostics: analysis.diagnostics,
+            name: file.name, source: source, diagnostics: diagnostics,
             omittedErrors: analysis.omittedErrorCount,
             omittedWarnings: analysis.omittedWarningCount))
       case .failure(let error):

@@ -20,8 +20,11 @@ enum ExportCommand: Subcommand {
       'resourceExhausted', 'UNAVAILABLE') become its status codes. gRPC multiplies each
       delay by a uniform factor in [0.8, 1.2]: 'jitter 20%' is exact, any other jitter
       warns. With '--file' and no '--policy', every policy of the file becomes a method
-      config; a policy imported by 'import --from grpc' gets back its method names and
-      maxTokens from the record comment before it.
+      config, named by the comment on the line before it, the record 'import' writes
+      ('# grpc-service-config: {"name": [{"service": "S", "method": "M"}]}'; an imported
+      policy also gets back its maxTokens); without one, or '--service', for every method.
+      gRPC refuses a config that names a method twice, '[{}]' included: a policy that
+      would is a warning at its name.
 
       '--to envoy' prints YAML (JSON with '--json'): 'route' holds the fields of a
       RouteAction ('timeout' from 'within', 'retry_policy', 'hedge_policy') and 'cluster'

@@ -16,7 +16,11 @@ enum GenerateCommand: Subcommand {
       it) and writes one Swift file declaring 'enum RetryPolicies', with a
       'static let NAME: CompiledPolicy' for each policy, named as in its file (in backticks
       where the name is a Swift keyword), built directly from the compiled values: the
-      generated code parses nothing at run time. A policy that names hooks also gets
+      generated code parses nothing at run time. Code refers to a policy as
+      RetryPolicies.NAME, and to a policy named 'init' or 'self' in backticks:
+      RetryPolicies.`init`. A policy named 'Type' or 'Protocol' is an error (Swift reads
+      RetryPolicies.Type as the metatype, with or without backticks), as is a policy or hook
+      named '_'; 'check' reports the same errors. A policy that names hooks also gets
       'static func NAME(HOOK: …, in:isolation:_:)', which takes each hook as a closure and
       runs the policy, so a missing hook is a Swift compile error.
 
@@ -94,9 +98,7 @@ enum GenerateCommand: Subcommand {
         let name = declaration.name.text
         let location = converter.location(ofOffset: declaration.name.range.start.offset)
         let place = Place(file: file.name, line: location.line, column: location.column)
-        if PolicySwiftSource.isReserved(name) {
-          lines.append("\(place.text): error: policy name '\(name)' is not a Swift identifier")
-        } else if let first = defined[name], first.file != file.name {
+        if let first = defined[name], first.file != file.name {
           lines.append(
             "\(place.text): error: policy '\(name)' is also defined in \(first.text)\n"
               + "\(first.text): note: '\(name)' is first defined here")
@@ -104,18 +106,18 @@ enum GenerateCommand: Subcommand {
           defined[name] = place
         }
         guard let policy = compiled[name] else { continue }
-        for hook in PolicySwiftSource.hooks(of: policy) where PolicySwiftSource.isReserved(hook) {
-          lines.append("\(place.text): error: hook name '\(hook)' is not a Swift identifier")
-        }
         entries.append(
           PolicySwiftSource.Entry(policy: policy, fileName: fileName, line: place.line))
       }
-      if !analysis.diagnostics.isEmpty {
+      // Names the generated Swift cannot use are errors here and in `check` alike.
+      let nameErrors = PolicySwiftSource.nameDiagnostics(of: analysis.syntax)
+      let diagnostics = PolicySwiftSource.merging(nameErrors, into: analysis.diagnostics)
+      if !diagnostics.isEmpty {
         let renderer = DiagnosticRenderer(bytes: source, sourceName: file.name)
-        output.writeError(renderer.render(analysis.diagnostics))
+        output.writeError(renderer.render(diagnostics))
       }
       for line in lines { output.writeError(line + "\n") }
-      if analysis.hasErrors || !lines.isEmpty { hasErrors = true }
+      if analysis.hasErrors || !nameErrors.isEmpty || !lines.isEmpty { hasErrors = true }
     }
     if unreadable { return ExitStatus.usage }
     if hasErrors { return ExitStatus.failure }

@@ -1,13 +1,13 @@
 import Foundation
 import RetryPolicyEngines
 
-/// `retry-policy import --from grpc FILE.json`: a gRPC service config's retry settings as
+/// `retry-policy import [--from grpc] FILE.json`: a gRPC service config's retry settings as
 /// policy text, to bring existing configs under `check` and `explain`.
 enum ImportCommand: Subcommand {
   static let spec = CommandSpec(
     name: "import",
     abstract: "turn a gRPC service config's retry settings into policy text",
-    usage: ["import --from grpc <file.json>", "import --from grpc -"],
+    usage: ["import [--from grpc] <file.json>", "import [--from grpc] -"],
     discussion: """
       Prints a policy file: one 'policy' per method config, named after its first service
       and method (made a valid, unique name that is no keyword; a warning when it changes),
@@ -17,11 +17,12 @@ enum ImportCommand: Subcommand {
       rules: each value gRPC refuses is an error with its JSON path. What the language
       cannot say (every method name, maxTokens) is kept in a record comment before the
       policy, so 'export --to grpc --file' gives back a config gRPC treats the same.
+      gRPC is the one format read; '--from grpc' may be given, any other format is an error.
       """,
     options: Options.optionSpecs,
     minimumArguments: 1, maximumArguments: 1, argumentName: "file",
     examples: [
-      ("retry-policy import --from grpc service-config.json > fleet.retry", "Import a config.")
+      ("retry-policy import service-config.json > fleet.retry", "Import a config.")
     ],
     exitStatuses: [
       (0, "imported"),
@@ -34,19 +35,16 @@ enum ImportCommand: Subcommand {
     /// The formats `import` reads.
     enum Format: Sendable { case grpc }
 
-    var format: Format?
+    /// The format read: gRPC, the only one, whether `--from grpc` is given or not.
+    var format: Format = .grpc
     var arguments: [String] = []
 
     static var declarations: [OptionDeclaration<Self>] {
       [
         .option(
-          "from", value: "ENGINE", help: "The format read: 'grpc'.", \.format,
-          .choice(["grpc": .grpc]))
+          "from", value: "ENGINE", help: "The format read: 'grpc' (the default and only one).",
+          \.format, .choice(["grpc": .grpc]))
       ]
-    }
-
-    func validate() throws(UsageError) {
-      if format == nil { throw .missingArgument("'--from grpc'") }
     }
   }
 

@@ -1,11 +1,13 @@
 import RetryPolicy
+import RetryPolicyLanguageServer
 
 /// `retry-policy lsp`: a Language Server Protocol server on standard input and output.
 ///
-/// The loop (``LanguageServerConnection/serve(report:)``) only moves bytes: it reads what
-/// standard input has, splits it into messages (``MessageFramer``), hands each to the
-/// ``LanguageServer`` state machine and writes what it answers, framed, to standard output.
-/// It ends at `exit` or at the end of the input.
+/// The server is the library target `RetryPolicyLanguageServer`; the loop here
+/// (``serve(report:)``) only moves bytes: it reads what standard input has, hands it to a
+/// `LanguageServerConnection` (which frames it into messages for the `LanguageServer` state
+/// machine) and writes what it answers, framed, to standard output. It ends at `exit` or at
+/// the end of the input.
 enum LanguageServerCommand: Subcommand {
   static let spec = CommandSpec(
     name: "lsp",
@@ -29,6 +31,51 @@ enum LanguageServerCommand: Subcommand {
     ])
 
   static func run(_ options: NoOptions, context: CommandContext) async -> Int32 {
-    LanguageServerConnection.serve { context.output.writeError("retry-policy: error: \($0)\n") }
+    serve { context.output.writeError("retry-policy: error: \($0)\n") }
   }
+
+  /// Serves standard input and output until `exit` or the end of the input.
+  ///
+  /// Returns the exit status. `report` gets the message of an output that cannot be written.
+  static func serve(report: (String) -> Void) -> Int32 {
+    var connection = LanguageServerConnection(host: .tool)
+    while connection.server.exitStatus == nil {
+      var replies: [OutgoingMessage]
+      switch Platform.read(Platform.standardInput, capacity: 1 << 20) {
+      case .bytes(let bytes):
+        replies = connection.receive(bytes)
+      case .interrupted:
+        continue
+      case .end, .failure:
+        return connection.server.isShutDown ? ExitStatus.success : 1
+      }
+      // Analyze held changes only once nothing more is waiting: what is already on
+      // standard input may supersede them.
+      if connection.server.exitStatus == nil, !connection.isWithinMessage,
+        !Platform.waitForInput(Platform.standardInput, milliseconds: 0)
+      {
+        replies += connection.flush()
+      }
+      for reply in replies {
+        if let failure = Platform.write(JSONRPC.framed(reply), to: Platform.standardOutput) {
+          report("cannot write output: " + Platform.describe(errorNumber: failure))
+          return ExitStatus.usage
+        }
+      }
+    }
+    return connection.server.exitStatus ?? 1
+  }
+}
+
+extension LanguageServerHost {
+  /// The tool's: its version in `initialize`, `explain`'s table in hovers and `fmt`'s
+  /// formatter (which verifies that the text means the same).
+  static let tool = LanguageServerHost(
+    name: "retry-policy", version: CommandLineTool.version,
+    explain: { ExplainRendering.text($0) },
+    format: { bytes, analysis in
+      guard case .formatted(let text) = FormatCommand.format(bytes: bytes, analysis: analysis)
+      else { return nil }
+      return text
+    })
 }

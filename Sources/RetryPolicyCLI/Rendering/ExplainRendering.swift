@@ -161,32 +161,38 @@ package enum ExplainRendering {
     }
   }
 
+  /// The rows of the policy-wide clauses, in the clause table's order; `within`, `timeout`
+  /// and `budget` say "none" when absent.
   private static func policyDetails(_ policy: CompiledPolicy) -> String {
     var rows: [(String, String)] = []
-    rows.append(
-      (
-        Keyword.within.text,
-        policy.deadline.map {
-          "\($0.policyText): no retry starts whose delay would end past it"
-        } ?? "none"
-      ))
-    rows.append(
-      (
-        Keyword.timeout.text,
-        policy.attemptTimeout.map {
-          "\($0.policyText) per attempt; a cut-off attempt fails with '\(Keyword.timeout.text)'"
-        } ?? "none"
-      ))
-    rows.append(
-      (
-        Keyword.budget.text,
-        policy.budgetRatio.map {
-          "\(percentText($0)): retries of all runs stay below \(percentText($0)) of first"
-            + " attempts, plus a floor of \(RetryBudget.initialTokens)"
-        } ?? "none"
-      ))
-    if let hedge = policy.hedge { rows.append((Keyword.hedge.text, hedgeText(hedge))) }
-    if let breaker = policy.breaker { rows.append((Keyword.breaker.text, breakerText(breaker))) }
+    for clause in Clause.allCases {
+      let value: String?
+      switch clause {
+      case .within:
+        value =
+          policy.deadline.map {
+            "\($0.policyText): no retry starts whose delay would end past it"
+          } ?? "none"
+      case .timeout:
+        value =
+          policy.attemptTimeout.map {
+            "\($0.policyText) per attempt; a cut-off attempt fails with '\(Keyword.timeout.text)'"
+          } ?? "none"
+      case .budget:
+        value =
+          policy.budgetRatio.map {
+            "\(percentText($0)): retries of all runs stay below \(percentText($0)) of first"
+              + " attempts, plus a floor of \(RetryBudget.initialTokens)"
+          } ?? "none"
+      case .hedge: value = policy.hedge.map(hedgeText)
+      case .breaker: value = policy.breaker.map(breakerText)
+      // Rule clauses have the rules' rows.
+      case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
+        .honoringRetryAfter:
+        value = nil
+      }
+      if let value { rows.append((clause.text, value)) }
+    }
     return labeled(rows, indent: "")
   }
 
@@ -328,16 +334,25 @@ package enum ExplainRendering {
   /// per rule `hook`, `honorsRetryAfter` and `worstCaseTotal`; at the end `name` and `policy`
   /// (the policy written back in the language).
   package static func jsonValue(_ policy: CompiledPolicy) -> JSONValue {
-    .object([
-      JSONMember("rules", .array(policy.rules.map(jsonValue))),
-      JSONMember("within", .seconds(policy.deadline)),
-      JSONMember("timeout", .seconds(policy.attemptTimeout)),
-      JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null),
-      JSONMember("hedge", hedgeJSON(policy.hedge)),
-      JSONMember("breaker", breakerJSON(policy.breaker)),
-      JSONMember("name", .string(policy.name)),
-      JSONMember("policy", .string(policyLines(policy).joined(separator: "\n"))),
-    ])
+    var members = [JSONMember("rules", .array(policy.rules.map(jsonValue)))]
+    // One member for each policy-wide clause, null when absent, in the clause table's order.
+    for clause in Clause.allCases {
+      switch clause {
+      case .within: members.append(JSONMember("within", .seconds(policy.deadline)))
+      case .timeout: members.append(JSONMember("timeout", .seconds(policy.attemptTimeout)))
+      case .budget:
+        members.append(JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null))
+      case .hedge: members.append(JSONMember("hedge", hedgeJSON(policy.hedge)))
+      case .breaker: members.append(JSONMember("breaker", breakerJSON(policy.breaker)))
+      // Rule clauses are members of each rule's object.
+      case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
+        .honoringRetryAfter:
+        continue
+      }
+    }
+    members.append(JSONMember("name", .string(policy.name)))
+    members.append(JSONMember("policy", .string(policyLines(policy).joined(separator: "\n"))))
+    return .object(members)
   }
 
   /// One rule of `explain --json`.

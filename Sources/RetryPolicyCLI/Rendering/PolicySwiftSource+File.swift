@@ -40,7 +40,11 @@ extension PolicySwiftSource {
     for (index, entry) in entries.enumerated() {
       if index > 0 { text += "\n" }
       guard let name = entry.policy.name else { continue }
-      text += "  /// The policy `\(name)` of \(entry.fileName), line \(entry.line).\n"
+      text += "  /// The policy `\(name)` of \(entry.fileName), line \(entry.line)."
+      if backtickedMemberNames.contains(name) {
+        text += " Code refers to it in backticks: ``\(memberReference(name)) ``."
+      }
+      text += "\n"
       text += "  static let \(identifier(name)): RetryPolicy.CompiledPolicy = "
       text += expression(for: entry.policy, indent: "  ") + "\n"
     }

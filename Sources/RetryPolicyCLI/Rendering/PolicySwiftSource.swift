@@ -149,27 +149,4 @@ enum PolicySwiftSource {
   private static func array<T>(_ values: [T], _ literal: (T) -> String) -> String {
     "[" + values.map(literal).joined(separator: ", ") + "]"
   }
-
-  // MARK: Identifiers
-
-  /// The name as a Swift identifier: in backticks when it is a keyword.
-  static func identifier(_ name: String) -> String {
-    swiftKeywords.contains(name) ? "`\(name)`" : name
-  }
-
-  /// Whether the name cannot be a Swift identifier even in backticks: `_` alone.
-  static func isReserved(_ name: String) -> Bool {
-    name == "_"
-  }
-
-  /// Swift's keywords, and the words that need backticks as a member name.
-  static let swiftKeywords: Set<String> = [
-    "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension",
-    "fileprivate", "func", "import", "init", "inout", "internal", "let", "nonisolated",
-    "open", "operator", "private", "precedencegroup", "protocol", "public", "rethrows",
-    "static", "struct", "subscript", "typealias", "var", "break", "case", "catch",
-    "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in",
-    "repeat", "return", "throw", "switch", "where", "while", "Any", "as", "await", "false",
-    "is", "nil", "self", "Self", "super", "throws", "true", "try", "Type", "Protocol",
-  ]
 }

@@ -47,50 +47,33 @@ enum ReplSyntaxDump {
     }
   }
 
+  /// The arguments of a clause, each by its shape, after its word (`over duration 30s …`).
   private static func arguments(of clause: ClauseSyntax) -> [String] {
-    switch clause.kind {
-    case .on(let names), .except(let names):
-      return names.map(name)
-    case .immediately, .honoringRetryAfter:
-      return []
-    case .delay(let duration), .max(let duration), .within(let duration),
-      .timeout(let duration):
-      return [self.duration(duration)]
-    case .backoff(let initial, let growth):
-      var result = [self.duration(initial)]
-      switch growth {
-      case .factor(let factor)?: result.append("factor \(factor.text)  \(factor.range)")
-      case .increment(let increment)?: result.append("increment " + self.duration(increment))
-      case nil: break
+    var result: [String] = []
+    for (index, argument) in clause.clause.spec.arguments.enumerated() {
+      guard let value = clause.argument(index) else { continue }
+      let prefix = argument.word.map { $0 + " " } ?? ""
+      switch value {
+      case .word: break
+      case .count(let number):
+        result.append("\(argument.word ?? "count") \(number.text)  \(number.range)")
+      case .duration(let literal): result.append(prefix + duration(literal))
+      case .durations(let literals): result += literals.map(duration)
+      case .percent(let number): result.append("percent \(number.text)%  \(number.range)")
+      case .factor(let number): result.append("factor \(number.text)  \(number.range)")
+      case .increment(let literal): result.append("increment " + duration(literal))
+      case .names(let names): result += names.map(name)
+      case .name(let hook): result.append(name(hook))
+      case .jitter(let jitter):
+        switch jitter.kind {
+        case .percent(let number): result.append("percent \(number.text)%  \(jitter.range)")
+        case .full: result.append("full  \(jitter.range)")
+        case .equal: result.append("equal  \(jitter.range)")
+        case .decorrelated: result.append("decorrelated  \(jitter.range)")
+        }
       }
-      return result
-    case .delays(let durations):
-      return durations.map(duration)
-    case .jitter(let jitter):
-      switch jitter.kind {
-      case .percent(let number): return ["percent \(number.text)%  \(jitter.range)"]
-      case .full: return ["full  \(jitter.range)"]
-      case .equal: return ["equal  \(jitter.range)"]
-      case .decorrelated: return ["decorrelated  \(jitter.range)"]
-      }
-    case .after(let hook):
-      return [name(hook)]
-    case .budget(let number):
-      return ["percent \(number.text)%  \(number.range)"]
-    case .hedge(let hedge):
-      return [
-        "count \(hedge.count.map(String.init) ?? "?")  \(hedge.countRange)",
-        duration(hedge.delay),
-      ]
-    case .breaker(let breaker):
-      var result = ["percent \(breaker.percent.text)%  \(breaker.percent.range)"]
-      if let window = breaker.window { result.append("over " + duration(window)) }
-      if let minimum = breaker.minimum {
-        result.append("min \(minimum.text)  \(minimum.range)")
-      }
-      if let open = breaker.openDuration { result.append("for " + duration(open)) }
-      return result
     }
+    return result
   }
 
   private static func name(_ name: NameSyntax) -> String {

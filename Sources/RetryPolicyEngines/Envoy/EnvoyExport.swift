@@ -87,28 +87,42 @@ package enum EnvoyExport {
     }
     var document = [JSONMember("route", .object(route))]
     var cluster: [JSONMember] = []
-    if let ratio = policy.budgetRatio {
-      let budget = JSONValue.object([
-        JSONMember("budget_percent", .object([JSONMember("value", .double(ratio * 100))])),
-        JSONMember("min_retry_concurrency", .int(RetryBudget.initialTokens)),
-      ])
-      cluster.append(
-        JSONMember(
-          "circuit_breakers",
-          .object([
-            JSONMember("thresholds", .array([.object([JSONMember("retry_budget", budget)])]))
-          ])))
-      result.note(
-        "Envoy's retry budget limits concurrent retries to a share of active requests (at least"
-          + " \(RetryBudget.initialTokens)), not retries to a share of first attempts",
-        at: locator.policyWide(.budget))
-    }
-    if let breaker = policy.breaker {
-      cluster.append(outlierDetection(breaker, locator: locator, result: &result))
+    // The cluster's settings, in the clause table's order. The `switch` has a case for every
+    // clause, so that a new clause is placed here: in the cluster or in the route.
+    for clause in Clause.allCases {
+      switch clause {
+      case .budget:
+        guard let ratio = policy.budgetRatio else { continue }
+        cluster.append(retryBudget(ratio))
+        result.note(
+          "Envoy's retry budget limits concurrent retries to a share of active requests (at least"
+            + " \(RetryBudget.initialTokens)), not retries to a share of first attempts",
+          at: locator.policyWide(.budget))
+      case .breaker:
+        guard let breaker = policy.breaker else { continue }
+        cluster.append(outlierDetection(breaker, locator: locator, result: &result))
+      // The route's (above).
+      case .within, .timeout, .hedge, .on, .except, .immediately, .delay, .backoff, .delays,
+        .jitter, .max, .after, .honoringRetryAfter:
+        continue
+      }
     }
     if !cluster.isEmpty { document.append(JSONMember("cluster", .object(cluster))) }
     result.document = .object(document)
     return result
+  }
+
+  /// The cluster's `circuit_breakers` for `budget P%`: a retry budget of P percent.
+  static func retryBudget(_ ratio: Double) -> JSONMember {
+    let budget = JSONValue.object([
+      JSONMember("budget_percent", .object([JSONMember("value", .double(ratio * 100))])),
+      JSONMember("min_retry_concurrency", .int(RetryBudget.initialTokens)),
+    ])
+    return JSONMember(
+      "circuit_breakers",
+      .object([
+        JSONMember("thresholds", .array([.object([JSONMember("retry_budget", budget)])]))
+      ]))
   }
 
   /// The `retry_on` conditions and `retriable_status_codes` of every rule's `on`.

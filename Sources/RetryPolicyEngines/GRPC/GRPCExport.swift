@@ -40,9 +40,15 @@ package enum GRPCExport {
     var result = ExportResult(document: .null)
     var configs: [JSONValue] = []
     var throttling: (value: JSONValue, ratio: Double?)?
+    var earlier: [(names: [GRPCMethodName], policy: String)] = []
     for item in items {
-      configs.append(methodConfig(item, result: &result))
-      noteBreaker(item.policy, locator: item.locator, result: &result)
+      let names = methodNames(item)
+      if let taken = earlier.first(where: { $0.names.contains(where: names.contains) }) {
+        noteNameTaken(item, names: names, by: taken, result: &result)
+      }
+      earlier.append((names, item.policy.name ?? "<policy>"))
+      configs.append(methodConfig(item, names: names, result: &result))
+      noteLeftOut(item.policy, locator: item.locator, result: &result)
       guard let value = throttlingValue(item, result: &result) else { continue }
       if let throttling {
         if throttling.ratio != item.policy.budgetRatio {
@@ -85,10 +91,40 @@ package enum GRPCExport {
     }
   }
 
-  private static func methodConfig(_ item: Item, result: inout ExportResult) -> JSONValue {
+  /// The `name` list of an item's method config: `--service`/`--method`, else its record's,
+  /// else `[{}]` (every method).
+  private static func methodNames(_ item: Item) -> [GRPCMethodName] {
+    item.names ?? item.record?.names ?? [GRPCMethodName(service: "", method: "")]
+  }
+
+  /// The note of a policy whose method config names a method an earlier one names: gRPC's C
+  /// core refuses the whole config (and `import` warns).
+  private static func noteNameTaken(
+    _ item: Item, names: [GRPCMethodName], by taken: (names: [GRPCMethodName], policy: String),
+    result: inout ExportResult
+  ) {
+    let name = item.policy.name ?? "<policy>"
+    guard let shared = names.first(where: taken.names.contains) else { return }
+    let fix =
+      "; name them on the line before the policy:"
+      + " '# \(GRPCRecord.marker) {\"name\": [{\"service\": \"S\", \"method\": \"M\"}]}'"
+    if shared.service.isEmpty {
+      result.note(
+        "policy '\(name)' names no gRPC service, nor does policy '\(taken.policy)': gRPC refuses"
+          + " two method configs for every method" + fix, at: item.locator.policy)
+    } else {
+      let method = shared.method.isEmpty ? shared.service : shared.service + "/" + shared.method
+      result.note(
+        "policy '\(name)' names '\(method)' as policy '\(taken.policy)' does: gRPC refuses two"
+          + " method configs for one method" + fix, at: item.locator.policy)
+    }
+  }
+
+  private static func methodConfig(
+    _ item: Item, names: [GRPCMethodName], result: inout ExportResult
+  ) -> JSONValue {
     let policy = item.policy
     let locator = item.locator
-    let names = item.names ?? item.record?.names ?? [GRPCMethodName(service: "", method: "")]
     var config = [
       JSONMember(
         "name",

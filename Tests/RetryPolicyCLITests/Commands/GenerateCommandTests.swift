@@ -160,7 +160,10 @@ struct GenerateCommandTests {
     #expect(
       result.standardError
         == "\(path):1:8: error: policy name '_' is not a Swift identifier\n"
-        + "\(path):2:8: error: hook name '_' is not a Swift identifier\n")
+        + "policy _ = retry 1\n       ^\n"
+        + "\(path):2:42: error: hook name '_' is not a Swift identifier\n"
+        + "policy __ = retry 1 on serverError after _\n" + String(repeating: " ", count: 41)
+        + "^\n")
     #expect(text == nil)
   }
 

@@ -3,6 +3,7 @@ import RetryPolicy
 import Testing
 
 @testable import RetryPolicyCLI
+@testable import RetryPolicyLanguageServer
 
 /// Changes waiting on the input are coalesced: only the latest text of a document is
 /// decoded and analyzed.
@@ -41,7 +42,7 @@ struct LanguageServerCoalescingTests {
   }
 
   static func initialized() throws -> LanguageServerConnection {
-    var connection = LanguageServerConnection()
+    var connection = LanguageServerConnection(host: .tool)
     let replies = connection.receive(
       try framed(["jsonrpc": "2.0", "id": 0, "method": "initialize", "params": [:]]))
     #expect(replies.count == 1)

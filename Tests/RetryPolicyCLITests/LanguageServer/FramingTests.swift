@@ -3,6 +3,7 @@ import RetryPolicy
 import Testing
 
 @testable import RetryPolicyCLI
+@testable import RetryPolicyLanguageServer
 
 /// The message framer on hostile streams: it recovers after a bad header and never traps.
 @Suite("Language server: framing that recovers from bad headers")
@@ -57,7 +58,7 @@ struct LanguageServerFramingTests {
   /// The ids answered and the number of errors without an id, after `stream` is fed in
   /// pieces of `piece` bytes.
   static func run(_ stream: [UInt8], piece: Int) -> (answered: [Int], errors: Int) {
-    var connection = LanguageServerConnection()
+    var connection = LanguageServerConnection(host: .tool)
     var replies: [[String: Any]] = []
     var index = 0
     while index < stream.count {

@@ -4,6 +4,7 @@ import Testing
 
 @testable import RetryPolicyCLI
 @testable import RetryPolicyEngines
+@testable import RetryPolicyLanguageServer
 
 /// The language server's state machine, in-process: positions, robustness and completion.
 @Suite("Language server: positions, robustness, completion")
@@ -12,7 +13,7 @@ struct LanguageServerTests {
 
   /// A server that answered `initialize`.
   static func initialized() -> LanguageServer {
-    var server = LanguageServer()
+    var server = LanguageServer(host: .tool)
     _ = server.handle(body(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#))
     return server
   }
@@ -100,7 +101,7 @@ struct LanguageServerTests {
 
   @Test("malformed messages, unknown methods and requests out of order get JSON-RPC errors")
   func robustness() {
-    var server = LanguageServer()
+    var server = LanguageServer(host: .tool)
     let early = Self.texts(
       server.handle(Self.body(#"{"jsonrpc":"2.0","id":1,"method":"textDocument/hover"}"#)))
     #expect(early.first?.contains(#""code":-32002"#) == true)

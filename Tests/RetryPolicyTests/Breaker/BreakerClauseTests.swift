@@ -74,8 +74,14 @@ struct BreakerSyntaxTests {
       ("retry 2 breaker 50% for 25h", ["1:25 breaker-out-of-range"]),
       ("retry 2 breaker 50% breaker 60%", ["1:21 duplicate-clause"]),
       ("retry 2 breaker 50%\nbreaker 60%", ["2:1 duplicate-clause"]),
-      // The settings come in the order of the grammar.
-      ("retry 2 breaker 50% for 5s over 10s", ["1:28 unknown-clause"]),
+      // The settings come in the order of the grammar, each once.
+      ("retry 2 breaker 50% for 5s over 10s", ["1:28 misplaced-word"]),
+      ("retry 2 breaker 50% min 5 over 1s", ["1:27 misplaced-word"]),
+      ("retry 2 breaker 50% over 1s over 2s", ["1:29 repeated-word"]),
+      (
+        "retry 2 breaker 50% over 1s for 2s min 5 over 3s",
+        ["1:36 misplaced-word", "1:42 repeated-word"]
+      ),
     ])
   func errors(text: String, expected: [String]) {
     #expect(diagnosticsOf(text) == expected)

@@ -79,15 +79,26 @@ struct RuntimeBreakerTests {
     let recorder = RetryEventRecorder()
     let environment = RetryEnvironment(
       clock: clock, observer: recorder.observer, breaker: breaker)
-    // The second failure makes 2 of 2: the circuit opens, and the third attempt is refused.
-    let policy = guarded(retries: 5, percent: 100, minimum: 2)
+    // Run A fails once and waits 1s to retry; meanwhile run B's failure makes 2 of 2 and
+    // opens the circuit, so A's retry is refused. (A run whose own failure opens the
+    // circuit ends at once instead: see RuntimeBreakerHoleTests.)
+    var policy = guarded(retries: 5, percent: 100, minimum: 2)
+    policy.rules[0].behavior = .delayed(maxCount: 5, delay: .seconds(1))
     let failing = ScriptedOperation<Int>(alwaysFailingWith: APIError.serverError(code: 503))
+    let first = Task { try await policy.run(in: environment) { try await failing() } }
+    await clock.waitForSleepers(count: 1)
     await #expect(throws: APIError.serverError(code: 503)) {
-      try await policy.run(in: environment) { try await failing() }
+      try await guarded(percent: 100, minimum: 2).run(
+        in: RetryEnvironment(clock: clock, breaker: breaker)
+      ) {
+        throw APIError.serverError(code: 503)
+      }
     }
-    #expect(failing.attemptCount == 2)
+    clock.advance(by: .seconds(1))
+    await #expect(throws: APIError.serverError(code: 503)) { try await first.value }
+    #expect(failing.attemptCount == 1)
     let refusals = recorder.events.compactMap { event -> CircuitBreakerCause?? in
-      if case .attemptRefused(3, _, let cause) = event { return cause }
+      if case .attemptRefused(2, _, let cause) = event { return cause }
       return nil
     }
     #expect(refusals == [CircuitBreakerCause(failures: 2, attempts: 2)])

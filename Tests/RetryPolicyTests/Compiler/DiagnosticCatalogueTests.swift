@@ -34,6 +34,12 @@ private let catalogue: [CatalogueCase] = [
   .init(id: .expectedJitter, source: "policy p = retry 3 delay 1s jitter", location: "1:35"),
   .init(id: .expectedRetryAfter, source: "policy p = retry 3 honoring", location: "1:28"),
   .init(id: .expectedHedge, source: "policy p = retry 3 hedge 2 within 1s", location: "1:28"),
+  .init(
+    id: .misplacedWord, source: "policy p = retry 3 breaker 50% for 5s over 10s",
+    location: "1:39"),
+  .init(
+    id: .repeatedWord, source: "policy p = retry 3 breaker 50% over 1s over 2s",
+    location: "1:40"),
   .init(id: .expectedPolicyName, source: "policy = retry 3", location: "1:8"),
   .init(id: .expectedPolicyBody, source: "policy p retry 3", location: "1:10"),
   .init(id: .unterminatedBlock, source: "policy p {\n  retry 3\n", location: "3:1"),

@@ -104,7 +104,10 @@ struct RuntimeValidationTests {
 
   @Test("schedule, printing and explaining extreme values never trap and return promptly")
   func extremeValuesProperty() {
+    // About 150,000 rules: each is checked in plain code and only the first failures are
+    // reported, since three million `#expect`s made this one of the slowest tests.
     var checked = 0
+    var failures: [String] = []
     for count in extremeCounts {
       for a in extremeDurations {
         for b in extremeDurations.prefix(6) {
@@ -112,12 +115,13 @@ struct RuntimeValidationTests {
             for behavior in behaviors(count: count, a, b, factor) {
               for jitter in jitters {
                 let rule = RetryRule(behavior: behavior, jitter: jitter, maxDelay: b)
-                let schedule = rule.schedule(limit: 10)
-                #expect(schedule.entries.count <= 10)
-                for entry in schedule.entries {
-                  #expect(entry.maximum.map { entry.minimum <= $0 } == true)
-                  #expect(entry.minimum >= .zero)
-                }
+                let entries = rule.schedule(limit: 10).entries
+                let isSound =
+                  entries.count <= 10
+                  && entries.allSatisfy { entry in
+                    entry.maximum.map { entry.minimum <= $0 } == true && entry.minimum >= .zero
+                  }
+                if !isSound, failures.count < 5 { failures.append(String(describing: rule)) }
                 checked += 1
               }
             }
@@ -125,6 +129,7 @@ struct RuntimeValidationTests {
         }
       }
     }
+    #expect(failures == [])
     for a in extremeDurations {
       let policy = CompiledPolicy(
         rules: [RetryRule(behavior: .delayed(maxCount: 10, delay: a), maxDelay: a)],

@@ -124,16 +124,17 @@ enum SyntaxBuilder {
         defer { index += 1 }
         return words[index]
       }
-      let kind: ClauseSyntax.Kind
+      let clause: Clause
+      var arguments: [ArgumentSyntax?]
       switch keyword.text {
-      case "on": kind = .on(names())
-      case "except": kind = .except(names())
-      case "immediately": kind = .immediately
-      case "delay": kind = .delay(duration(next()))
-      case "delays": kind = .delays(durations())
+      case "on": (clause, arguments) = (.on, [.names(names())])
+      case "except": (clause, arguments) = (.except, [.names(names())])
+      case "immediately": (clause, arguments) = (.immediately, [])
+      case "delay": (clause, arguments) = (.delay, [.duration(duration(next()))])
+      case "delays": (clause, arguments) = (.delays, [.durations(durations())])
       case "backoff":
         let initial = duration(next())
-        var growth: BackoffGrowthSyntax?
+        var growth: ArgumentSyntax?
         if index < words.count, words[index].text.hasPrefix("x") {
           growth = .factor(number(next(), dropFirst: 1))
         } else if index < words.count, words[index].text.hasPrefix("+") {
@@ -143,49 +144,50 @@ enum SyntaxBuilder {
           word.range.start.offset += 1
           growth = .increment(duration(word))
         }
-        kind = .backoff(initial, growth)
+        (clause, arguments) = (.backoff, [.duration(initial), growth])
       case "jitter":
         let argument = next()
+        let jitter: JitterSyntax
         switch argument.text {
-        case "full": kind = .jitter(JitterSyntax(kind: .full, range: argument.range))
-        case "equal": kind = .jitter(JitterSyntax(kind: .equal, range: argument.range))
-        case "decorrelated":
-          kind = .jitter(JitterSyntax(kind: .decorrelated, range: argument.range))
-        default:
-          kind = .jitter(JitterSyntax(kind: .percent(percent(argument)), range: argument.range))
+        case "full": jitter = JitterSyntax(kind: .full, range: argument.range)
+        case "equal": jitter = JitterSyntax(kind: .equal, range: argument.range)
+        case "decorrelated": jitter = JitterSyntax(kind: .decorrelated, range: argument.range)
+        default: jitter = JitterSyntax(kind: .percent(percent(argument)), range: argument.range)
         }
-      case "max": kind = .max(duration(next()))
+        (clause, arguments) = (.jitter, [.jitter(jitter)])
+      case "max": (clause, arguments) = (.max, [.duration(duration(next()))])
       case "after":
-        kind = .after(NameSyntax(text: String(next().text), range: words[index - 1].range))
+        let name = NameSyntax(text: String(next().text), range: words[index - 1].range)
+        (clause, arguments) = (.after, [.name(name)])
       case "honoring":
         index += 1
-        kind = .honoringRetryAfter
-      case "within": kind = .within(duration(next()))
-      case "timeout": kind = .timeout(duration(next()))
-      case "budget": kind = .budget(percent(next()))
+        (clause, arguments) = (.honoringRetryAfter, [.word])
+      case "within": (clause, arguments) = (.within, [.duration(duration(next()))])
+      case "timeout": (clause, arguments) = (.timeout, [.duration(duration(next()))])
+      case "budget": (clause, arguments) = (.budget, [.percent(percent(next()))])
       case "breaker":
-        var breaker = BreakerSyntax(percent: percent(next()))
+        arguments = [.percent(percent(next())), nil, nil, nil]
         if index < words.count, words[index].text == "over" {
           index += 1
-          breaker.window = duration(next())
+          arguments[1] = .duration(duration(next()))
         }
         if index < words.count, words[index].text == "min" {
           index += 1
-          breaker.minimum = number(next(), dropFirst: 0)
+          arguments[2] = .count(number(next(), dropFirst: 0))
         }
         if index < words.count, words[index].text == "for" {
           index += 1
-          breaker.openDuration = duration(next())
+          arguments[3] = .duration(duration(next()))
         }
-        kind = .breaker(breaker)
+        clause = .breaker
       default:
         Issue.record("the builder does not know '\(keyword.text)'")
-        kind = .immediately
+        (clause, arguments) = (.immediately, [])
       }
       let end = index > 0 ? words[index - 1].range.end : keyword.range.end
       clauses.append(
         ClauseSyntax(
-          kind: kind, keywordRange: keyword.range,
+          clause: clause, arguments: arguments, keywordRange: keyword.range,
           range: SourceRange(start: keyword.range.start, end: end)))
     }
     let range = SourceRange(

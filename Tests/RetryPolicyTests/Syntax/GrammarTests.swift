@@ -152,8 +152,8 @@ struct ClauseTableTests {
       "breaker", "after", "policy",
     ],
     // gRPC's `timeout` field; Envoy's `retry-after` header.
-    "RetryPolicyCLI/Engines/GRPCImport+Reader.swift": ["timeout"],
-    "RetryPolicyCLI/Engines/EnvoyExport.swift": ["retry-after"],
+    "RetryPolicyEngines/GRPC/GRPCImport+Reader.swift": ["timeout"],
+    "RetryPolicyEngines/Envoy/EnvoyExport.swift": ["retry-after"],
     // The Swift properties of CompiledPolicy and RetryRule.
     "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": ["hedge", "jitter", "breaker"],
     // simulate --json's decision value and member.
@@ -212,7 +212,7 @@ struct ClauseTableTests {
 
   @Test("every clause starts with its own keyword, and the lexer knows every keyword")
   func keywordsAreUnique() {
-    let starts = ClauseTable.entries.map(\.keywords[0])
+    let starts = ClauseTable.entries.map(\.keyword)
     #expect(Set(starts).count == starts.count)
     #expect(ClauseTable.entries.map(\.clause) == Clause.allCases)
     for keyword in Keyword.allCases {

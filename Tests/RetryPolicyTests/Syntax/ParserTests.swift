@@ -2,10 +2,10 @@ import RetryPolicy
 import Testing
 
 /// The clauses of the only line of a policy text that parses without diagnostics.
-private func clauses(_ source: String) -> [ClauseSyntax.Kind] {
+private func clauses(_ source: String) -> [ClauseSyntax] {
   let (body, _, diagnostics) = Parser.parsePolicy(source)
   #expect(diagnostics.isEmpty, "\(diagnostics)")
-  return body.lines.first?.clauses.map(\.kind) ?? []
+  return body.lines.first?.clauses ?? []
 }
 
 /// `id@line:column` for each diagnostic, the form the tables below use.
@@ -29,9 +29,9 @@ struct ParserTests {
     #expect(line.clauses.map(\.keywordRange.start.column) == [9, 24, 40, 51])
     #expect(line.clauses.map(\.range.end.column) == [23, 39, 50, 58])
     #expect(line.range.description == "1:1-1:58")
-    #expect(line.clauses[1].kind.durations == [.seconds(1)])
-    #expect(line.clauses[1].kind.number == 1.5)
-    guard case .backoff(_, .factor(let factor)?) = line.clauses[1].kind else {
+    #expect(line.clauses[1].durations == [.seconds(1)])
+    #expect(line.clauses[1].numberValue == 1.5)
+    guard case .factor(let factor)? = line.clauses[1].argument(1) else {
       Issue.record("expected a backoff with a factor")
       return
     }
@@ -67,12 +67,11 @@ struct ParserTests {
       ("budget", [], [], 5),
     ]
     #expect(kinds.count == expected.count)
-    for (kind, (keyword, names, durations, number)) in zip(kinds, expected) {
-      let clause = ClauseSyntax(kind: kind, keywordRange: .empty, range: .empty)
+    for (clause, (keyword, names, durations, number)) in zip(kinds, expected) {
       #expect(clause.keyword == keyword)
-      #expect(kind.names == names, "\(keyword)")
-      #expect(kind.durations == durations, "\(keyword)")
-      #expect(kind.number == number, "\(keyword)")
+      #expect(clause.nameTexts == names, "\(keyword)")
+      #expect(clause.durations == durations, "\(keyword)")
+      #expect(clause.numberValue == number, "\(keyword)")
     }
   }
 
@@ -284,7 +283,7 @@ struct ParserTests {
       "retry 9223372036854775808 delay 2562048h")
     #expect(summary(diagnostics) == ["number-too-large@1:7", "duration-too-long@1:33"])
     #expect(body.lines.first?.head?.count == .times(nil))
-    #expect(body.lines.first?.clauses.first?.kind.durations == [nil])
+    #expect(body.lines.first?.clauses.first?.durations == [nil])
     #expect(Parser.parsePolicy("retry 9223372036854775807").2.isEmpty)
   }
 
@@ -358,45 +357,46 @@ extension SourceRange {
   fileprivate static let empty = SourceRange(start: .start, end: .start)
 }
 
-extension ClauseSyntax.Kind {
+extension ClauseSyntax {
   /// The names of the clause, and the word of a jitter kind.
-  fileprivate var names: [String] {
-    switch self {
-    case .on(let names), .except(let names): names.map(\.text)
-    case .after(let name): [name.text]
-    case .jitter(let jitter):
-      switch jitter.kind {
-      case .percent: []
-      case .full: ["full"]
-      case .equal: ["equal"]
-      case .decorrelated: ["decorrelated"]
+  fileprivate var nameTexts: [String] {
+    arguments.flatMap { argument -> [String] in
+      switch argument {
+      case .names(let names)?: names.map(\.text)
+      case .name(let name)?: [name.text]
+      case .jitter(let jitter)?:
+        switch jitter.kind {
+        case .percent: []
+        case .full: ["full"]
+        case .equal: ["equal"]
+        case .decorrelated: ["decorrelated"]
+        }
+      default: []
       }
-    default: []
     }
   }
 
   /// The durations of the clause, in order.
   fileprivate var durations: [Duration?] {
-    switch self {
-    case .delay(let duration), .max(let duration), .within(let duration),
-      .timeout(let duration):
-      [duration.duration]
-    case .backoff(let duration, .increment(let increment)?):
-      [duration.duration, increment.duration]
-    case .backoff(let duration, _): [duration.duration]
-    case .delays(let durations): durations.map(\.duration)
-    default: []
+    arguments.flatMap { argument -> [Duration?] in
+      switch argument {
+      case .duration(let duration)?, .increment(let duration)?: [duration.duration]
+      case .durations(let durations)?: durations.map(\.duration)
+      default: []
+      }
     }
   }
 
   /// The number of the clause: a factor or a percentage.
-  fileprivate var number: Double? {
-    switch self {
-    case .backoff(_, .factor(let factor)?): factor.value
-    case .jitter(let jitter):
-      if case .percent(let percent) = jitter.kind { percent.value } else { nil }
-    case .budget(let percent): percent.value
-    default: nil
+  fileprivate var numberValue: Double? {
+    for argument in arguments {
+      switch argument {
+      case .factor(let number)?, .percent(let number)?: return number.value
+      case .jitter(let jitter)?:
+        if case .percent(let percent) = jitter.kind { return percent.value }
+      default: break
+      }
     }
+    return nil
   }
 }

@@ -229,45 +229,32 @@ extension PolicyBodySyntax {
         LineSyntax(
           head: line.head.map { RetryHeadSyntax(count: $0.count, countRange: .none, range: .none) },
           clauses: line.clauses.map {
-            ClauseSyntax(kind: $0.kind.erasingRanges(), keywordRange: .none, range: .none)
+            ClauseSyntax(
+              clause: $0.clause, arguments: $0.arguments.map { $0?.erasingRanges() },
+              keywordRange: .none, range: .none)
           }, range: .none)
       }, range: .none)
   }
 }
 
-extension ClauseSyntax.Kind {
-  fileprivate func erasingRanges() -> ClauseSyntax.Kind {
+extension ArgumentSyntax {
+  fileprivate func erasingRanges() -> ArgumentSyntax {
     switch self {
-    case .on(let names): .on(names.map(\.erasingRange))
-    case .except(let names): .except(names.map(\.erasingRange))
-    case .immediately: .immediately
-    case .delay(let duration): .delay(duration.erasingRange)
-    case .backoff(let duration, nil): .backoff(duration.erasingRange, nil)
-    case .backoff(let duration, .factor(let factor)?):
-      .backoff(duration.erasingRange, .factor(factor.erasingRange))
-    case .backoff(let duration, .increment(let increment)?):
-      .backoff(duration.erasingRange, .increment(increment.erasingRange))
-    case .delays(let durations): .delays(durations.map(\.erasingRange))
+    case .word: .word
+    case .names(let names): .names(names.map(\.erasingRange))
+    case .name(let name): .name(name.erasingRange)
+    case .duration(let duration): .duration(duration.erasingRange)
+    case .increment(let duration): .increment(duration.erasingRange)
+    case .durations(let durations): .durations(durations.map(\.erasingRange))
+    case .count(let number): .count(number.erasingRange)
+    case .percent(let number): .percent(number.erasingRange)
+    case .factor(let number): .factor(number.erasingRange)
     case .jitter(let jitter):
       switch jitter.kind {
       case .percent(let percent):
         .jitter(JitterSyntax(kind: .percent(percent.erasingRange), range: .none))
-      default: .jitter(JitterSyntax(kind: jitter.kind, range: .none))
+      case .full, .equal, .decorrelated: .jitter(JitterSyntax(kind: jitter.kind, range: .none))
       }
-    case .max(let duration): .max(duration.erasingRange)
-    case .after(let name): .after(name.erasingRange)
-    case .honoringRetryAfter: .honoringRetryAfter
-    case .within(let duration): .within(duration.erasingRange)
-    case .timeout(let duration): .timeout(duration.erasingRange)
-    case .budget(let percent): .budget(percent.erasingRange)
-    case .hedge(let hedge):
-      .hedge(HedgeSyntax(count: hedge.count, countRange: .none, delay: hedge.delay.erasingRange))
-    case .breaker(let breaker):
-      .breaker(
-        BreakerSyntax(
-          percent: breaker.percent.erasingRange, window: breaker.window?.erasingRange,
-          minimum: breaker.minimum?.erasingRange,
-          openDuration: breaker.openDuration?.erasingRange))
     }
   }
 }

@@ -1,20 +1,165 @@
-// The checker at the level of one clause: each clause as the parser hands it on, its
-// arguments checked where they stand and its value kept in the rule's (or the policy's)
-// state. See `Checker+Rule.swift` for the rule as a whole and `Checker.swift` for the policy.
-//
-// The parser calls one method per kind of clause with the clause's parts, so that no clause
-// value is built, copied and taken apart again for every clause of a file.
+// The checker at the level of one clause: its arguments checked against the limits of its
+// entry in the clause table, then its meaning kept in the rule's (or the policy's) state. See
+// `Checker+Rule.swift` for the rule as a whole and `Checker.swift` for the policy.
 
 extension PolicyChecker {
+  /// Checks one clause of a line: its limits, from the table, then its meaning.
+  ///
+  /// `names` collects the line's error class names: the first `on` and `except` are slices of
+  /// it.
+  mutating func check(_ clause: ClauseSyntax, names: inout [NameSyntax]) {
+    let place = ClausePlace(keyword: clause.keywordRange, clause: clause.range)
+    // A rule clause on a line without `retry` is already reported by the parser.
+    guard clause.isPolicyWide || isReadingRule else {
+      isIncomplete = true
+      return
+    }
+    let isInLimits = checkLimits(of: clause)
+    switch clause.clause {
+    case .on, .except:
+      let list = clause.names(0)
+      names += list
+      checkClasses(
+        names[(names.count - list.count)...], isExcept: clause.clause == .except, at: place)
+    case .immediately:
+      recordDelayClause(.immediately, at: place.keyword, shape: .immediate)
+    case .delay:
+      noteHedgeConflict(.delay, at: place.keyword)
+      var shape: DelayShape?
+      if isInLimits, let literal = clause.duration(0), let delay = literal.duration {
+        if delay == .zero { report(.zeroDelay(literal.text), at: place.keyword) }
+        shape = .delayed(delay)
+      }
+      recordDelayClause(.delay, at: place.keyword, shape: shape)
+    case .backoff:
+      noteHedgeConflict(.backoff, at: place.keyword)
+      recordDelayClause(.backoff, at: place.keyword, shape: backoffShape(clause, isInLimits))
+    case .delays:
+      noteHedgeConflict(.delays, at: place.keyword)
+      var shape: DelayShape?
+      if isInLimits, case .durations(let literals)? = clause.argument(0) {
+        shape = .custom(literals.compactMap(\.duration))
+      }
+      recordDelayClause(.delays, at: place.keyword, shape: shape)
+    case .jitter:
+      noteHedgeConflict(.jitter, at: place.keyword)
+      if isFirst(.jitter, at: place.keyword, after: rule.jitterRange) {
+        rule.jitterRange = place.keyword
+        if isInLimits, case .jitter(let syntax)? = clause.argument(0) {
+          rule.jitter = Self.jitter(syntax)
+        }
+      }
+    case .max:
+      noteHedgeConflict(.max, at: place.keyword)
+      if isFirst(.max, at: place.keyword, after: rule.maxClause?.range),
+        let literal = clause.duration(0)
+      {
+        rule.maxClause = DurationClause(place.keyword, literal)
+        rule.cap = isInLimits ? literal.duration : nil
+      }
+    case .after:
+      noteHedgeConflict(.after, at: place.keyword)
+      guard case .name(let name)? = clause.argument(0) else { return }
+      checkHook(name)
+      if isFirst(.after, at: place.keyword, after: rule.afterRange) {
+        rule.afterRange = place.keyword
+        rule.hook = name.text
+      }
+    case .honoringRetryAfter:
+      noteHedgeConflict(.honoring, at: place.keyword)
+      if isFirst(.honoring, at: place.keyword, after: rule.honoringRange) {
+        rule.honoringRange = place.keyword
+      }
+    case .within:
+      if isFirst(.within, at: place.keyword, after: withinClause?.range),
+        let literal = clause.duration(0)
+      {
+        withinClause = DurationClause(place.keyword, literal)
+        deadline = isInLimits ? literal.duration : nil
+      }
+    case .timeout:
+      if isFirst(.timeout, at: place.keyword, after: timeoutClause?.range),
+        let literal = clause.duration(0)
+      {
+        timeoutClause = DurationClause(place.keyword, literal)
+        attemptTimeout = isInLimits ? literal.duration : nil
+      }
+    case .budget:
+      if isFirst(.budget, at: place.keyword, after: budgetClause) {
+        budgetClause = place.keyword
+        budgetRatio = isInLimits ? clause.number(0)?.value.map { $0 / 100 } : nil
+      }
+    case .hedge:
+      if isFirst(.hedge, at: place.keyword, after: hedgeClause) {
+        hedgeClause = place.keyword
+        if isInLimits, let count = clause.argument(0)?.wholeNumber,
+          let delay = clause.duration(1)?.duration
+        {
+          hedge = HedgePolicy(count: count, delay: delay)
+        }
+      }
+    case .breaker:
+      if isFirst(.breaker, at: place.keyword, after: breakerClause) {
+        breakerClause = place.keyword
+        if isInLimits { breaker = Self.breaker(clause) }
+      }
+    }
+  }
+
+  /// The delays of a `backoff` clause whose limits were checked; nil when one is wrong.
+  mutating func backoffShape(_ clause: ClauseSyntax, _ isInLimits: Bool) -> DelayShape? {
+    guard let literal = clause.duration(0) else { return nil }
+    switch clause.argument(1) {
+    case .factor(let number)?:
+      // A factor of exactly 1 is a constant delay: a warning.
+      if let factor = number.value,
+        Literals.order(of: number.digits, value: factor, comparedWith: PolicyLimits.smallestFactor)
+          == .equal
+      {
+        report(.factorOfOne(initial: literal.text), at: number.range)
+      }
+      guard isInLimits, let initial = literal.duration, let factor = number.value else {
+        return nil
+      }
+      return .exponential(initial, multiplier: factor)
+    case .increment(let step)?:
+      guard isInLimits, let initial = literal.duration, let increment = step.duration else {
+        return nil
+      }
+      return .linear(initial, increment: increment)
+    case nil, .word?, .count?, .duration?, .durations?, .percent?, .names?, .name?, .jitter?:
+      guard isInLimits, let initial = literal.duration else { return nil }
+      return .exponential(initial, multiplier: 2)
+    }
+  }
+
+  /// The jitter a `jitter` argument within its limits gives.
+  static func jitter(_ syntax: JitterSyntax) -> Jitter? {
+    switch syntax.kind {
+    case .full: .full
+    case .equal: .equal
+    case .decorrelated: .decorrelated
+    case .percent(let number): number.value.map { .proportional(fraction: $0 / 100) }
+    }
+  }
+
+  /// The breaker a `breaker` clause within its limits gives; an omitted setting takes its
+  /// default.
+  static func breaker(_ clause: ClauseSyntax) -> CircuitBreakerPolicy? {
+    guard let percent = clause.number(0)?.value.flatMap({ Int(exactly: $0) }) else { return nil }
+    return CircuitBreakerPolicy(
+      failurePercent: percent,
+      window: clause.duration(1)?.duration ?? CircuitBreakerPolicy.defaultWindow,
+      minimumAttempts: clause.argument(2)?.wholeNumber
+        ?? CircuitBreakerPolicy.defaultMinimumAttempts,
+      openDuration: clause.duration(3)?.duration ?? CircuitBreakerPolicy.defaultOpenDuration)
+  }
+
   // MARK: Rule clauses
 
   mutating func checkClasses(
     _ names: ArraySlice<NameSyntax>, isExcept: Bool, at place: ClausePlace
   ) {
-    guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
     checkErrorClasses(names)
     if isExcept {
       if isFirst(.except, at: place.keyword, after: rule.exceptRange) {
@@ -26,137 +171,6 @@ extension PolicyChecker {
       rule.onRange = place.keyword
       rule.onNames = names.indices
       rule.errorClasses = Self.texts(of: names)
-    }
-  }
-
-  mutating func checkImmediately(at place: ClausePlace) {
-    guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
-    recordDelayClause(.immediately, at: place.keyword, shape: .immediate)
-  }
-
-  mutating func checkDuration(
-    _ keyword: Keyword, _ literal: consuming DurationLiteralSyntax, at place: ClausePlace
-  ) {
-    switch keyword {
-    case .within:
-      let checked = checkDuration(literal, of: Keyword.within.text, mustBePositive: true)
-      if isFirst(.within, at: place.keyword, after: withinClause?.range) {
-        withinClause = DurationClause(place.keyword, literal)
-        deadline = checked
-      }
-    case .timeout:
-      let checked = checkDuration(literal, of: Keyword.timeout.text, mustBePositive: true)
-      if isFirst(.timeout, at: place.keyword, after: timeoutClause?.range) {
-        timeoutClause = DurationClause(place.keyword, literal)
-        attemptTimeout = checked
-      }
-    case .max:
-      guard isReadingRule else {
-        isIncomplete = true
-        return
-      }
-      noteHedgeConflict(.max, at: place.keyword)
-      let checked = checkDuration(literal, of: Keyword.max.text, mustBePositive: true)
-      if isFirst(.max, at: place.keyword, after: rule.maxClause?.range) {
-        rule.maxClause = DurationClause(place.keyword, literal)
-        rule.cap = checked
-      }
-    default:  // `delay`
-      guard isReadingRule else {
-        isIncomplete = true
-        return
-      }
-      noteHedgeConflict(.delay, at: place.keyword)
-      var shape: DelayShape?
-      if let delay = checkDuration(literal, of: Keyword.delay.text, mustBePositive: false) {
-        if delay == .zero { report(.zeroDelay(literal.text), at: place.keyword) }
-        shape = .delayed(delay)
-      }
-      recordDelayClause(.delay, at: place.keyword, shape: shape)
-    }
-  }
-
-  mutating func checkBackoff(
-    _ literal: consuming DurationLiteralSyntax, _ growth: consuming BackoffGrowthSyntax?,
-    at place: ClausePlace
-  ) {
-    guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
-    noteHedgeConflict(.backoff, at: place.keyword)
-    let initial = checkDuration(literal, of: Keyword.backoff.text, mustBePositive: true)
-    var shape: DelayShape?
-    switch growth {
-    case nil:
-      shape = initial.map { .exponential($0, multiplier: 2) }
-    case .factor(let number)?:
-      let factor = checkFactor(number, initial: literal)
-      if let initial, let factor { shape = .exponential(initial, multiplier: factor) }
-    case .increment(let step)?:
-      let increment = checkDuration(step, of: Keyword.backoff.text, mustBePositive: false)
-      if let initial, let increment { shape = .linear(initial, increment: increment) }
-    }
-    recordDelayClause(.backoff, at: place.keyword, shape: shape)
-  }
-
-  mutating func checkDelays(_ literals: [DurationLiteralSyntax], at place: ClausePlace) {
-    guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
-    noteHedgeConflict(.delays, at: place.keyword)
-    var delays: [Duration] = []
-    delays.reserveCapacity(literals.count)
-    var isValid = !literals.isEmpty
-    if literals.isEmpty { isIncomplete = true }  // the parser reports the missing duration
-    for literal in literals {
-      if let delay = checkDuration(literal, of: Keyword.delays.text, mustBePositive: false) {
-        delays.append(delay)
-      } else {
-        isValid = false
-      }
-    }
-    recordDelayClause(.delays, at: place.keyword, shape: isValid ? .custom(delays) : nil)
-  }
-
-  mutating func checkJitter(_ syntax: JitterSyntax, at place: ClausePlace) {
-    guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
-    noteHedgeConflict(.jitter, at: place.keyword)
-    let checked = checkJitter(syntax)
-    if isFirst(.jitter, at: place.keyword, after: rule.jitterRange) {
-      rule.jitterRange = place.keyword
-      rule.jitter = checked
-    }
-  }
-
-  mutating func checkHook(_ name: NameSyntax, at place: ClausePlace) {
-    guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
-    noteHedgeConflict(.after, at: place.keyword)
-    checkHook(name)
-    if isFirst(.after, at: place.keyword, after: rule.afterRange) {
-      rule.afterRange = place.keyword
-      rule.hook = name.text
-    }
-  }
-
-  mutating func checkHonoringRetryAfter(at place: ClausePlace) {
-    guard isReadingRule else {
-      isIncomplete = true
-      return
-    }
-    noteHedgeConflict(.honoring, at: place.keyword)
-    if isFirst(.honoring, at: place.keyword, after: rule.honoringRange) {
-      rule.honoringRange = place.keyword
     }
   }
 
@@ -184,42 +198,5 @@ extension PolicyChecker {
   /// it has `hedge`, which may come later.
   mutating func noteHedgeConflict(_ keyword: Keyword, at range: SourceRange) {
     hedgeConflicts.append(keyword, at: range)
-  }
-
-  // MARK: Policy-wide clauses
-
-  mutating func checkBudget(_ number: NumberLiteralSyntax, at place: ClausePlace) {
-    var checked: Double?
-    if let percent = number.value {
-      if Self.isPercentInRange(number.digits, value: percent) {
-        checked = percent / 100
-      } else {
-        report(.budgetOutOfRange(number.text), at: number.range)
-      }
-    } else {
-      isIncomplete = true
-    }
-    if isFirst(.budget, at: place.keyword, after: budgetClause) {
-      budgetClause = place.keyword
-      budgetRatio = checked
-    }
-  }
-
-  mutating func checkHedge(_ syntax: HedgeSyntax, at place: ClausePlace) {
-    var checked: HedgePolicy?
-    let delay = checkDuration(syntax.delay, of: Keyword.hedge.text, mustBePositive: false)
-    if let count = syntax.count {
-      if count < 1 || count > PolicyLimits.largestHedgeCount {
-        report(.hedgeCountOutOfRange(count), at: syntax.countRange)
-      } else if let delay {
-        checked = HedgePolicy(count: count, delay: delay)
-      }
-    } else {
-      isIncomplete = true
-    }
-    if isFirst(.hedge, at: place.keyword, after: hedgeClause) {
-      hedgeClause = place.keyword
-      hedge = checked
-    }
   }
 }

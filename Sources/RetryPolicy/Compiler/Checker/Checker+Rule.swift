@@ -201,52 +201,6 @@ extension PolicyChecker {
     return duration
   }
 
-  mutating func checkFactor(
-    _ number: NumberLiteralSyntax, initial: DurationLiteralSyntax
-  ) -> Double? {
-    guard let factor = number.value else {
-      isIncomplete = true
-      return nil
-    }
-    // Compared as written: `x0.99999999999999999999` is below 1, though it rounds to 1.
-    let comparedWithSmallest = Literals.order(
-      of: number.digits, value: factor, comparedWith: PolicyLimits.smallestFactor)
-    if comparedWithSmallest == .below {
-      report(.factorBelowOne(number.text), at: number.range)
-      return nil
-    }
-    guard
-      Literals.order(of: number.digits, value: factor, comparedWith: PolicyLimits.largestFactor)
-        != .above,
-      factor.isFinite
-    else {
-      report(.factorTooLarge(number.text), at: number.range)
-      return nil
-    }
-    if comparedWithSmallest == .equal {
-      report(.factorOfOne(initial: initial.text), at: number.range)
-    }
-    return factor
-  }
-
-  mutating func checkJitter(_ syntax: JitterSyntax) -> Jitter? {
-    switch syntax.kind {
-    case .full: return .full
-    case .equal: return .equal
-    case .decorrelated: return .decorrelated
-    case .percent(let number):
-      guard let percent = number.value else {
-        isIncomplete = true
-        return nil
-      }
-      guard Self.isPercentInRange(number.digits, value: percent) else {
-        report(.jitterOutOfRange(number.text), at: number.range)
-        return nil
-      }
-      return .proportional(fraction: percent / 100)
-    }
-  }
-
   /// Whether a percentage as written is above 0 and at most 100, compared exactly.
   static func isPercentInRange(_ text: LiteralText, value: Double) -> Bool {
     Literals.order(of: text, value: value, comparedWith: 0) == .above

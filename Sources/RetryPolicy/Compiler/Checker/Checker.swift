@@ -129,30 +129,7 @@ struct PolicyChecker {
   mutating func check(_ line: LineSyntax) {
     beginLine(head: line.head)
     var names: [NameSyntax] = []
-    for clause in line.clauses {
-      let place = ClausePlace(keyword: clause.keywordRange, clause: clause.range)
-      switch clause.kind {
-      case .on(let list):
-        names += list
-        checkClasses(names[(names.count - list.count)...], isExcept: false, at: place)
-      case .except(let list):
-        names += list
-        checkClasses(names[(names.count - list.count)...], isExcept: true, at: place)
-      case .immediately: checkImmediately(at: place)
-      case .delay(let literal): checkDuration(.delay, literal, at: place)
-      case .backoff(let literal, let growth): checkBackoff(literal, growth, at: place)
-      case .delays(let literals): checkDelays(literals, at: place)
-      case .jitter(let syntax): checkJitter(syntax, at: place)
-      case .max(let literal): checkDuration(.max, literal, at: place)
-      case .after(let name): checkHook(name, at: place)
-      case .honoringRetryAfter: checkHonoringRetryAfter(at: place)
-      case .within(let literal): checkDuration(.within, literal, at: place)
-      case .timeout(let literal): checkDuration(.timeout, literal, at: place)
-      case .budget(let number): checkBudget(number, at: place)
-      case .hedge(let syntax): checkHedge(syntax, at: place)
-      case .breaker(let syntax): checkBreaker(syntax, at: place)
-      }
-    }
+    for clause in line.clauses { check(clause, names: &names) }
     endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
   }
 
@@ -198,7 +175,7 @@ struct PolicyChecker {
     guard let first else { return true }
     let written = keyword.clause?.text ?? keyword.text
     report(
-      .duplicateClause(written, isPolicyWide: keyword.isPolicyWide), at: range,
+      .duplicateClause(written, isPolicyWide: keyword.clause?.isPolicyWide ?? false), at: range,
       notes: [Diagnostic(.firstGivenHere(written), at: first)])
     return false
   }

@@ -1,15 +1,19 @@
 extension CircuitBreaker {
   /// The process-wide breakers of policies run without one, by policy value.
-  private static let byPolicy = ProcessWideTable<CircuitBreaker>()
+  private static let byPolicy = ProcessWideTable<ClockedPolicy, CircuitBreaker>()
 
-  /// The breaker a run of `policy` uses when its environment gives none: one per policy value
-  /// for the life of the process, made on first use on `clock` (the system's monotonic clock
-  /// when it is the continuous clock).
+  /// The breaker a run of `policy` on `clock` uses when its environment gives none.
+  ///
+  /// One per policy value and clock for the life of the process, made on first use on that clock
+  /// (the system's monotonic clock for the continuous clock). A test on a manual clock and a
+  /// run on the real clock never share one.
   package static func standard(
     for policy: CompiledPolicy, clock: any Clock<Duration>
   ) -> CircuitBreaker {
-    byPolicy.value(for: policy) {
-      clock is ContinuousClock ? CircuitBreaker() : CircuitBreaker(clock: clock)
+    let isContinuous = clock is ContinuousClock
+    let key = ClockedPolicy(policy: policy, clock: isContinuous ? nil : ClockIdentity(clock))
+    return byPolicy.value(for: key) {
+      isContinuous ? CircuitBreaker() : CircuitBreaker(clock: clock)
     }
   }
 }
@@ -23,4 +27,11 @@ extension RetryEnvironment {
     if !breakers.isEmpty, let name = policy.name, let bound = breakers[name] { return bound }
     return breaker ?? CircuitBreaker.standard(for: copy policy, clock: clock)
   }
+}
+
+/// A policy value and the clock of the runs that share its process-wide breaker (nil: the
+/// continuous clock).
+struct ClockedPolicy: Hashable, Sendable {
+  var policy: CompiledPolicy
+  var clock: ClockIdentity?
 }

@@ -25,8 +25,11 @@ import Synchronization
 /// that uses the breaker; share a breaker only between policies whose `breaker` clauses
 /// agree.
 ///
-/// A breaker measures time on its own clock: the system's monotonic clock, read to a few
-/// milliseconds, or the clock given to ``init(clock:)`` (a test's manual clock).
+/// A breaker made with ``init(clock:)`` measures time on that clock. A breaker made with
+/// ``init()`` reads the clock of the environment whose run uses it: the system's monotonic
+/// clock (read to a few milliseconds) for the continuous clock, a test's manual clock for a
+/// run on it. Runs on another clock carry the breaker's time on from where the last one left
+/// it; share a breaker between runs on one clock.
 public final class CircuitBreaker: Sendable {
   /// Whether a circuit lets attempts through.
   public enum State: Sendable, Hashable, CustomStringConvertible {
@@ -60,6 +63,11 @@ public final class CircuitBreaker: Sendable {
   }
 
   private let clock: CircuitBreakerClock
+  /// Whether the breaker was made without a clock, and so reads its runs' clock.
+  private let readsRunClock: Bool
+  /// For a breaker without a clock: the last clock other than the continuous one that a
+  /// run read it on, and its reading mapped onto the breaker's time.
+  private let runClock = Mutex<RunClockBinding?>(nil)
   private let window = CircuitBreakerWindow()
   /// The width of a bucket in nanoseconds, set by the first policy that uses the breaker.
   private let bucketWidth = Atomic<Int64>(0)
@@ -73,6 +81,7 @@ public final class CircuitBreaker: Sendable {
   /// Creates a closed breaker on the system's monotonic clock.
   public init() {
     clock = CircuitBreakerClock()
+    readsRunClock = true
   }
 
   /// Creates a closed breaker that measures its window and its open time on `clock`.
@@ -81,12 +90,43 @@ public final class CircuitBreaker: Sendable {
   ///     let breaker = CircuitBreaker(clock: clock)
   public init(clock: some Clock<Duration>) {
     self.clock = CircuitBreakerClock(clock: clock)
+    readsRunClock = false
   }
 
   /// Creates a closed breaker that reads the time from `now`, the time since some start that
   /// never goes back: a simulation's virtual time.
   package init(reading now: @escaping @Sendable () -> Duration) {
     self.clock = CircuitBreakerClock(reading: now)
+    readsRunClock = false
+  }
+
+  /// The breaker's time now, in nanoseconds, for a run on `runClock` (nil: the continuous
+  /// clock, or no run).
+  @inline(__always)
+  private func now(on runClock: (any Clock<Duration>)?) -> Int64 {
+    guard readsRunClock, let runClock else { return clock.now() }
+    return now(reading: runClock)
+  }
+
+  /// The time on a run's clock other than the continuous one, carried on from the breaker's
+  /// time when the run's clock is not the last one read.
+  @inline(never)
+  private func now(reading runClock: any Clock<Duration>) -> Int64 {
+    let identity = ClockIdentity(runClock)
+    return self.runClock.withLock { binding in
+      if let bound = binding, bound.identity == identity { return bound.now() }
+      let start = binding?.now() ?? clock.now()
+      let fresh = RunClockBinding(clock: runClock, identity: identity, start: start)
+      binding = fresh
+      return fresh.now()
+    }
+  }
+
+  /// The breaker's time now for a reader outside a run (``state``): the clock of the last
+  /// run that read one other than the continuous clock, else its own.
+  private func currentNow() -> Int64 {
+    guard readsRunClock, let bound = runClock.withLock({ $0 }) else { return clock.now() }
+    return bound.now()
   }
 
   /// Whether the circuit lets attempts through now.
@@ -94,7 +134,7 @@ public final class CircuitBreaker: Sendable {
   /// An open circuit whose open time has passed is half-open: the next attempt is the probe.
   public var state: State {
     if mode.load(ordering: .relaxed) == Mode.closed { return .closed }
-    let now = clock.now()
+    let now = currentNow()
     return machine.withLock { machine in
       switch machine.state {
       case .closed: .closed
@@ -133,14 +173,16 @@ public final class CircuitBreaker: Sendable {
   package func counts(
     for policy: CircuitBreakerPolicy
   ) -> (attempts: Int, failures: Int) {
-    window.totals(atBucket: clock.now() / width(for: policy))
+    window.totals(atBucket: currentNow() / width(for: policy))
   }
 
   /// Asks whether the first attempt of a run with no observer may start: returns its permit,
   /// or throws the ``CircuitOpenError`` of a refusal.
   @usableFromInline
-  package func admitFirstAttempt() throws(CircuitOpenError) -> CircuitBreakerStateMachine.Permit {
-    switch requestAttempt() {
+  package func admitFirstAttempt(
+    on runClock: (any Clock<Duration>)? = nil
+  ) throws(CircuitOpenError) -> CircuitBreakerStateMachine.Permit {
+    switch requestAttempt(on: runClock) {
     case .admitted(let permit, _): return permit
     case .refused(let remaining):
       throw CircuitOpenError(remaining: remaining.map(CircuitBreakerClock.duration))
@@ -151,23 +193,28 @@ public final class CircuitBreaker: Sendable {
   /// run with no observer.
   @usableFromInline
   package func recordFirstSuccess(
-    _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy
+    _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy,
+    on runClock: (any Clock<Duration>)? = nil
   ) {
-    _ = recordSuccess(permit, policy: policy)
+    _ = recordSuccess(permit, policy: policy, on: runClock)
   }
 
   /// Asks whether an attempt may start now.
   @inline(__always)
-  package func requestAttempt() -> CircuitBreakerStateMachine.Admission {
+  package func requestAttempt(
+    on runClock: (any Clock<Duration>)? = nil
+  ) -> CircuitBreakerStateMachine.Admission {
     if mode.load(ordering: .relaxed) == Mode.closed { return .admitted(.normal, nil) }
-    return requestGuardedAttempt()
+    return requestGuardedAttempt(on: runClock)
   }
 
   @inline(never)
-  private func requestGuardedAttempt() -> CircuitBreakerStateMachine.Admission {
+  private func requestGuardedAttempt(
+    on runClock: (any Clock<Duration>)?
+  ) -> CircuitBreakerStateMachine.Admission {
     let current = mode.load(ordering: .acquiring)
     if current == Mode.isolated { return .refused(remaining: nil) }
-    let now = clock.now()
+    let now = now(on: runClock)
     if current == Mode.open {
       let until = openUntil.load(ordering: .relaxed)
       if now < until { return .refused(remaining: until - now) }
@@ -183,9 +230,10 @@ public final class CircuitBreaker: Sendable {
   /// the circuit).
   @inline(__always)
   package func recordSuccess(
-    _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy
+    _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy,
+    on runClock: (any Clock<Duration>)? = nil
   ) -> CircuitBreakerStateMachine.Transition? {
-    window.record(.success, inBucket: clock.now() / width(for: policy))
+    window.record(.success, inBucket: now(on: runClock) / width(for: policy))
     guard permit.isProbe else { return nil }
     return closeAfterProbe(permit)
   }
@@ -206,9 +254,10 @@ public final class CircuitBreaker: Sendable {
 
   /// Counts an attempt's failure; returns the change of state it made.
   package func recordFailure(
-    _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy
+    _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy,
+    on runClock: (any Clock<Duration>)? = nil
   ) -> CircuitBreakerStateMachine.Transition? {
-    let now = clock.now()
+    let now = now(on: runClock)
     let bucket = now / width(for: policy)
     window.record(.failure, inBucket: bucket)
     // Only a closed circuit or the probe acts on a failure: a late one only counts.
@@ -286,6 +335,61 @@ public struct CircuitOpenError: Error, Hashable, CustomStringConvertible {
   public var description: String {
     guard let remaining else { return "circuit held open" }
     guard remaining > .zero else { return "circuit half-open: a probe is running" }
-    return "circuit open for \(remaining.policyText) more"
+    return "circuit open for \(remaining.messageText) more"
+  }
+}
+
+/// A run's clock as a breaker without a clock reads it: the clock, its identity, and the
+/// breaker's time when the breaker began reading it.
+private struct RunClockBinding: Sendable {
+  let identity: ClockIdentity
+  private let read: @Sendable () -> Duration
+  private let start: Int64
+
+  init(clock: any Clock<Duration>, identity: ClockIdentity, start: Int64) {
+    self.identity = identity
+    self.read = Self.reader(of: clock)
+    self.start = start
+  }
+
+  private static func reader<C: Clock<Duration>>(of clock: C) -> @Sendable () -> Duration {
+    let origin = clock.now
+    return { origin.duration(to: clock.now) }
+  }
+
+  /// The breaker's time now on this clock, in nanoseconds.
+  func now() -> Int64 {
+    let (sum, overflow) = start.addingReportingOverflow(CircuitBreakerClock.nanoseconds(read()))
+    return overflow ? .max : sum
+  }
+}
+
+/// Which clock a run uses.
+///
+/// The object, for a clock that is a class (a test's manual clock), else the clock's type.
+/// It keeps the object, so that its identifier is never reused.
+package struct ClockIdentity: Hashable, @unchecked Sendable {
+  // Sound: `object` is only kept, never used; the clock it holds is `Sendable`.
+  private let object: AnyObject?
+  private let identifier: ObjectIdentifier
+
+  /// The identity of `clock`.
+  package init(_ clock: any Clock<Duration>) {
+    if type(of: clock) is AnyObject.Type {
+      let object = clock as AnyObject
+      self.object = object
+      identifier = ObjectIdentifier(object)
+    } else {
+      object = nil
+      identifier = ObjectIdentifier(type(of: clock))
+    }
+  }
+
+  package static func == (left: ClockIdentity, right: ClockIdentity) -> Bool {
+    left.identifier == right.identifier
+  }
+
+  package func hash(into hasher: inout Hasher) {
+    hasher.combine(identifier)
   }
 }

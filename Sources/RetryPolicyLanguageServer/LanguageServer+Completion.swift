@@ -38,6 +38,9 @@ extension LanguageServer {
           number + unit, kind: .unit,
           edit: (TextDocument.range(start, position), number + unit))
       }
+    case .clauseWords(let words):
+      // Words of the clause being written (`over`, `after`): no clause's snippet.
+      items = words.map { Self.item($0, kind: .keyword) }
     case .words(let words, let kind):
       items = words.map { word in
         // A clause keyword comes with the table's snippet and summary.
@@ -67,6 +70,7 @@ extension LanguageServer {
   private enum Context {
     case unit(String)
     case words([String], ItemKind)
+    case clauseWords([String])
     case errorClasses
     case hooks
     case lineStart
@@ -77,46 +81,43 @@ extension LanguageServer {
     let words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(
       String.init)
     let lastKeyword = words.last.flatMap(Keyword.init(rawValue:))
+    let reading = ClauseReading(words)
     let digits = partial.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
     if !digits.isEmpty, partial.dropFirst(digits.count).allSatisfy(\.isLetter) {
-      switch lastKeyword?.clause?.spec.arguments {
+      // A count or a factor: no unit.
+      if lastKeyword == .retry || lastKeyword == .x { return .words([], .value) }
+      switch reading.expected {
       // A percentage: no unit.
-      case .jitter?, .percent?: return .words([digits + "%"], .value)
-      default:
-        // A count or a factor: no unit.
-        if lastKeyword == .retry || lastKeyword == .x { return .words([], .value) }
-        return .unit(String(digits))
+      case .percent?, .jitter?: return .words([digits + "%"], .value)
+      // A count or a factor: no unit.
+      case .count?, .none?, .errorClasses?, .hook?: return .words([], .value)
+      case .duration?, .durations?, .growth?, nil: return .unit(String(digits))
       }
     }
     guard let last = words.last else { return .lineStart }
     if trimmed.hasSuffix(",") {
       // In a list: its clause is that of the last keyword before the cursor.
       let listKeyword = words.last { Keyword(rawValue: $0) != nil }.flatMap(Keyword.init)
-      return listKeyword?.clause?.spec.arguments == .errorClasses
+      return listKeyword?.clause?.spec.arguments.first?.shape == .errorClasses
         ? .errorClasses : .words([], .value)
     }
     if last == "=" { return .words([Keyword.retry.text], .keyword) }
     if last == "{" { return .words([], .value) }
     switch lastKeyword {
     case .retry?: return .words([Keyword.forever.text], .keyword)
-    case .policy?, .x?: return .words([], .value)
-    case let keyword?:
-      if let spec = keyword.clause?.spec {
-        // A clause of several keywords (`honoring retry-after`): the next one.
-        if spec.keywords.count > 1, spec.arguments == .none {
-          return .words(spec.keywords.dropFirst().map(\.text), .keyword)
-        }
-        switch spec.arguments {
-        case .none: break
-        case .errorClasses: return .errorClasses
-        case .hook: return .hooks
-        case .jitter: return .words(LanguageWords.jitterKinds, .value)
-        default: return .words([], .value)
-        }
-      }
+    case .policy?: return .words([], .value)
+    default: break
+    }
+    if let word = reading.expectedWord { return .clauseWords([word]) }
+    switch reading.expected {
+    case .errorClasses?: return .errorClasses
+    case .hook?: return .hooks
+    case .jitter?: return .words(LanguageWords.jitterKinds, .value)
+    case .count?, .duration?, .durations?, .percent?, .none?, .growth?: return .words([], .value)
     case nil: break
     }
-    // After a complete clause: the clauses not yet on the line, one delay clause at most.
+    // After a complete clause: the words of the clause that may still follow, then the
+    // clauses not yet on the line, one delay clause at most.
     let keywords = Set(LanguageWords.keywords)
     let used = Set(words.filter(keywords.contains))
     var offered = LanguageWords.clauseKeywords.filter { !used.contains($0) }
@@ -125,6 +126,9 @@ extension LanguageServer {
     }
     if !used.contains(Keyword.retry.text) {
       offered = offered.filter { LanguageWords.policyWideKeywords.contains($0) }
+    }
+    if !reading.followingWords.isEmpty {
+      return .clauseWords(reading.followingWords + offered)
     }
     return .words(offered, .keyword)
   }
@@ -161,12 +165,14 @@ extension LanguageServer {
     for policy in syntax.policies {
       for line in policy.body.lines {
         for clause in line.clauses {
-          switch clause.kind {
-          case .on(let list) where !hooks, .except(let list) where !hooks:
-            names.formUnion(list.map(\.text))
-          case .after(let name) where hooks:
-            names.insert(name.text)
-          default: break
+          for argument in clause.arguments {
+            switch argument {
+            case .names(let list)? where !hooks: names.formUnion(list.map(\.text))
+            case .name(let name)? where hooks: names.insert(name.text)
+            case .names?, .name?, .word?, .count?, .duration?, .durations?, .percent?,
+              .factor?, .increment?, .jitter?, nil:
+              break
+            }
           }
         }
       }

@@ -4,7 +4,7 @@ import RetryPolicy
 ///
 /// A pure state machine: `handle(_:)` takes one message body and returns the messages to
 /// send back (responses and notifications), so tests drive it without pipes and the
-/// command's loop only moves bytes (see ``LanguageServerCommand``).
+/// loop of the program that runs it only moves bytes (`retry-policy lsp`).
 package struct LanguageServer {
   /// An open document and what analyzing it found.
   struct OpenDocument {
@@ -15,7 +15,7 @@ package struct LanguageServer {
   /// Whether `initialize` was answered.
   private(set) var isInitialized = false
   /// Whether `shutdown` was answered.
-  private(set) var isShutDown = false
+  package private(set) var isShutDown = false
   /// The exit status once `exit` arrived: 0 after `shutdown`, 1 without; nil before.
   package private(set) var exitStatus: Int32?
   /// The open documents by URI.
@@ -25,8 +25,13 @@ package struct LanguageServer {
   /// superseded changes are not analyzed).
   private(set) var analysisCount = 0
 
-  /// A server before `initialize`.
-  package init() {}
+  /// What the server takes from the program that runs it.
+  let host: LanguageServerHost
+
+  /// A server before `initialize`, for `host`.
+  package init(host: LanguageServerHost) {
+    self.host = host
+  }
 
   /// What the server can do, as `initialize` answers.
   static let capabilities = ServerCapabilities(
@@ -106,7 +111,7 @@ package struct LanguageServer {
       return .success(
         InitializeResult(
           capabilities: capabilities,
-          serverInfo: .init(name: "retry-policy", version: CommandLineTool.version)))
+          serverInfo: .init(name: server.host.name, version: server.host.version)))
     },
     ShutdownRequest.method: RequestHandler(ShutdownRequest.self) { server, _ in
       server.isShutDown = true

@@ -7,7 +7,9 @@ extension LanguageServer {
   /// Answers `textDocument/hover` with an explain table as Markdown.
   ///
   /// On a policy's name, the table of the policy; on a rule, that of the rule (with the
-  /// policy's policy-wide clauses). Null elsewhere.
+  /// policy's policy-wide clauses); on a line of policy-wide clauses, the clause under the
+  /// cursor as the clause table gives it (its form, what it does, its limits), then the
+  /// policy's table. Null elsewhere.
   func hover(_ open: OpenDocument, params: HoverRequest) -> Hover? {
     let offset = open.document.offset(of: params.position)
     func contains(_ range: SourceRange) -> Bool {
@@ -25,7 +27,9 @@ extension LanguageServer {
       let ruleRanges =
         checked?.rules.map(\.range)
         ?? declaration.body.lines.filter { $0.head != nil }.map(\.range)
-      guard let index = ruleRanges.firstIndex(where: contains) else { return nil }
+      guard let index = ruleRanges.firstIndex(where: contains) else {
+        return policyWideHover(open, declaration, policy: policy, contains: contains)
+      }
       heading = "rule \(index + 1) of policy `\(name)`"
       range = ruleRanges[index]
       // The policy with this rule alone: every policy-wide clause (`hedge` too) kept.
@@ -36,7 +40,7 @@ extension LanguageServer {
     }
     let body: String
     if let policy {
-      body = "```text\n" + ExplainRendering.text(policy) + "```"
+      body = "```text\n" + host.explain(policy) + "```"
     } else {
       body = "The policy has errors: fix them to see its delays."
     }
@@ -44,6 +48,39 @@ extension LanguageServer {
     return Hover(
       contents: MarkupContent(kind: "markdown", value: markdown),
       range: open.document.range(of: range))
+  }
+
+  /// The hover of a line of policy-wide clauses: the clause under the cursor (or the line's
+  /// first), then the whole policy's table.
+  private func policyWideHover(
+    _ open: OpenDocument, _ declaration: PolicyDeclarationSyntax, policy: CompiledPolicy?,
+    contains: (SourceRange) -> Bool
+  ) -> Hover? {
+    guard
+      let line = declaration.body.lines.first(where: { $0.head == nil && contains($0.range) }),
+      let clause = line.clauses.first(where: { contains($0.range) }) ?? line.clauses.first
+    else { return nil }
+    let body =
+      policy.map { "```text\n" + ExplainRendering.text($0) + "```" }
+      ?? "The policy has errors: fix them to see its delays."
+    let markdown =
+      "**`\(clause.clause.spec.form)` of policy `\(declaration.name.text)`**\n\n"
+      + Self.clauseDescription(clause.clause.spec) + "\n\n" + body
+    return Hover(
+      contents: MarkupContent(kind: "markdown", value: markdown),
+      range: open.document.range(of: clause.range))
+  }
+
+  /// What the clause table says of a clause, as Markdown: what it does, where it belongs and
+  /// its limits.
+  static func clauseDescription(_ spec: ClauseSpec) -> String {
+    let scope: String
+    switch spec.scope {
+    case .rule, .ruleDelay: scope = "a rule clause"
+    case .policyWide: scope = "policy-wide"
+    }
+    let limits = spec.limitsText.isEmpty ? "" : " Limits: \(spec.limitsText)."
+    return "\(spec.summary.prefix(1).uppercased() + spec.summary.dropFirst()) (\(scope)).\(limits)"
   }
 
   /// `textDocument/codeAction`: a quick fix for every fix-it of a diagnostic within the
@@ -90,9 +127,7 @@ extension LanguageServer {
   /// `textDocument/formatting`: the canonical text as one edit of the whole document; no
   /// edit when the text is already canonical or has errors.
   func formatting(_ open: OpenDocument, params: DocumentFormattingRequest) -> [TextEdit] {
-    guard
-      case .formatted(let formatted) = FormatCommand.format(
-        bytes: open.document.bytes, analysis: open.analysis),
+    guard let formatted = host.format(open.document.bytes, open.analysis),
       formatted != open.document.text
     else { return [] }
     return [TextEdit(range: open.document.wholeRange, newText: formatted)]

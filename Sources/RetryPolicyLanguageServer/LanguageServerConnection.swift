@@ -7,18 +7,23 @@
 /// decoded and analyzed. A message that names no document (or cannot be read without
 /// decoding) releases every held change first, so the server still sees the messages in
 /// their order wherever the order matters.
-struct LanguageServerConnection {
+package struct LanguageServerConnection {
   private var framer = MessageFramer()
   /// The state machine the messages go to.
-  private(set) var server = LanguageServer()
+  package private(set) var server: LanguageServer
   /// The changes held back, oldest first, at most one a document.
   private var heldChanges: [(uri: String, body: [UInt8])] = []
   /// How many changes were dropped because a later one replaced them.
   private(set) var supersededChangeCount = 0
 
+  /// A connection to a server before `initialize`, for `host`.
+  package init(host: LanguageServerHost) {
+    server = LanguageServer(host: host)
+  }
+
   /// Adds bytes read from the stream; returns the messages to send for the messages they
   /// complete.
-  mutating func receive(_ bytes: [UInt8]) -> [OutgoingMessage] {
+  package mutating func receive(_ bytes: [UInt8]) -> [OutgoingMessage] {
     framer.append(bytes)
     var replies: [OutgoingMessage] = []
     while server.exitStatus == nil, let item = framer.next() {
@@ -33,7 +38,7 @@ struct LanguageServerConnection {
   }
 
   /// Handles the held changes: the input paused, so no later change is on its way yet.
-  mutating func flush() -> [OutgoingMessage] {
+  package mutating func flush() -> [OutgoingMessage] {
     var replies: [OutgoingMessage] = []
     let held = heldChanges
     heldChanges.removeAll()
@@ -44,7 +49,7 @@ struct LanguageServerConnection {
   }
 
   /// Whether part of a message has arrived and the rest is on its way.
-  var isWithinMessage: Bool { framer.isWithinMessage }
+  package var isWithinMessage: Bool { framer.isWithinMessage }
 
   private mutating func receive(message body: [UInt8]) -> [OutgoingMessage] {
     switch MessagePeek(body) {
@@ -75,37 +80,5 @@ struct LanguageServerConnection {
       framer.skipToNextHeader()
     }
     return server.handle(message)
-  }
-
-  /// Serves standard input and output until `exit` or the end of the input.
-  ///
-  /// Returns the exit status. `report` gets the message of an output that cannot be written.
-  static func serve(report: (String) -> Void) -> Int32 {
-    var connection = LanguageServerConnection()
-    while connection.server.exitStatus == nil {
-      var replies: [OutgoingMessage]
-      switch Platform.read(Platform.standardInput, capacity: 1 << 20) {
-      case .bytes(let bytes):
-        replies = connection.receive(bytes)
-      case .interrupted:
-        continue
-      case .end, .failure:
-        return connection.server.isShutDown ? ExitStatus.success : 1
-      }
-      // Analyze held changes only once nothing more is waiting: what is already on
-      // standard input may supersede them.
-      if connection.server.exitStatus == nil, !connection.isWithinMessage,
-        !Platform.waitForInput(Platform.standardInput, milliseconds: 0)
-      {
-        replies += connection.flush()
-      }
-      for reply in replies {
-        if let failure = Platform.write(JSONRPC.framed(reply), to: Platform.standardOutput) {
-          report("cannot write output: " + Platform.describe(errorNumber: failure))
-          return ExitStatus.usage
-        }
-      }
-    }
-    return connection.server.exitStatus ?? 1
   }
 }

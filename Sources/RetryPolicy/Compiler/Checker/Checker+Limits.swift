@@ -1,0 +1,118 @@
+// The limits of a clause's arguments, checked from its entry in the clause table: each
+// argument's bounds and the message for a value outside them are the entry's.
+
+extension PolicyChecker {
+  /// Checks every argument of `clause` against the limits of its entry; false when one is
+  /// outside them, or could not be read (already reported).
+  mutating func checkLimits(of clause: ClauseSyntax) -> Bool {
+    let spec = clause.clause.spec
+    var isInLimits = true
+    for (index, argument) in spec.arguments.enumerated() {
+      guard let value = clause.argument(index) else { continue }
+      if !checkLimits(value, argument.limits, of: spec.keyword.text) { isInLimits = false }
+    }
+    return isInLimits
+  }
+
+  /// Checks one argument against `limits`; `keyword` is the clause's, as `zero-duration`
+  /// names it.
+  private mutating func checkLimits(
+    _ value: ArgumentSyntax, _ limits: ArgumentLimits, of keyword: String
+  ) -> Bool {
+    switch value {
+    case .word, .names, .name:
+      return true
+    case .duration(let literal):
+      return checkDuration(literal, limits, of: keyword, argument: value)
+    case .durations(let literals):
+      var isInLimits = true
+      for literal in literals
+      where !checkDuration(literal, limits, of: keyword, argument: .duration(literal)) {
+        isInLimits = false
+      }
+      return isInLimits
+    case .increment(let literal):
+      return checkDuration(literal, of: keyword, mustBePositive: false) != nil
+    case .factor(let number):
+      return checkFactor(number)
+    case .count(let number), .percent(let number):
+      return checkNumber(number, limits, argument: value)
+    case .jitter(let syntax):
+      guard case .percent(let number) = syntax.kind else { return true }
+      return checkNumber(number, limits, argument: .percent(number))
+    }
+  }
+
+  /// Checks a duration against `limits`.
+  private mutating func checkDuration(
+    _ literal: DurationLiteralSyntax, _ limits: ArgumentLimits, of keyword: String,
+    argument: ArgumentSyntax
+  ) -> Bool {
+    switch limits.bounds {
+    case .duration(let allowsZero):
+      return checkDuration(literal, of: keyword, mustBePositive: !allowsZero) != nil
+    case .durations(let range):
+      guard let duration = literal.duration else {
+        isIncomplete = true
+        return false
+      }
+      guard range.contains(duration) else {
+        reportOutOfRange(argument, limits, at: literal.range)
+        return false
+      }
+      return true
+    case .any, .wholeNumbers, .percentAboveZero, .factor:
+      return checkDuration(literal, of: keyword, mustBePositive: false) != nil
+    }
+  }
+
+  /// Checks a count or a percentage against `limits`, as written.
+  private mutating func checkNumber(
+    _ number: NumberLiteralSyntax, _ limits: ArgumentLimits, argument: ArgumentSyntax
+  ) -> Bool {
+    guard let value = number.value else {
+      isIncomplete = true
+      return false
+    }
+    let isInLimits: Bool
+    switch limits.bounds {
+    case .any, .duration, .durations: isInLimits = true
+    case .wholeNumbers(let range): isInLimits = Int(exactly: value).map(range.contains) ?? false
+    case .percentAboveZero: isInLimits = Self.isPercentInRange(number.digits, value: value)
+    case .factor: return checkFactor(number)
+    }
+    if !isInLimits { reportOutOfRange(argument, limits, at: number.range) }
+    return isInLimits
+  }
+
+  /// Reports `argument` outside `limits` with the limits' message.
+  private mutating func reportOutOfRange(
+    _ argument: ArgumentSyntax, _ limits: ArgumentLimits, at range: SourceRange
+  ) {
+    if let message = limits.outOfRange?(argument) { report(message, at: range) }
+  }
+
+  /// Checks a backoff factor: 1 to 1000, compared as written.
+  private mutating func checkFactor(_ number: NumberLiteralSyntax) -> Bool {
+    guard let factor = number.value else {
+      isIncomplete = true
+      return false
+    }
+    // Compared as written: `x0.99999999999999999999` is below 1, though it rounds to 1.
+    if Literals.order(of: number.digits, value: factor, comparedWith: PolicyLimits.smallestFactor)
+      == .below
+    {
+      report(.factorBelowOne(number.text), at: number.range)
+      return false
+    }
+    guard
+      Literals.order(of: number.digits, value: factor, comparedWith: PolicyLimits.largestFactor)
+        != .above,
+      factor.isFinite
+    else {
+      report(.factorTooLarge(number.text), at: number.range)
+      return false
+    }
+    return true
+  }
+}

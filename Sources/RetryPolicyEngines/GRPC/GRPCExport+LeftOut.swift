@@ -1,0 +1,30 @@
+import RetryPolicy
+
+extension GRPCExport {
+  /// Notes each policy-wide clause the service config has no field for: it is left out.
+  ///
+  /// The `switch` has a case for every clause, so that a new clause is placed here: in the
+  /// method config, in `retryThrottling`, or left out with a note.
+  static func noteLeftOut(
+    _ policy: CompiledPolicy, locator: ExportLocator, result: inout ExportResult
+  ) {
+    for clause in Clause.allCases {
+      switch clause {
+      case .breaker:
+        guard policy.breaker != nil else { continue }
+        result.note(
+          "gRPC's service config has no circuit breaker: 'breaker' is left out; keep a"
+            + " CircuitBreaker in the client",
+          at: locator.policyWide(.breaker))
+      // The method config (`methodConfig`): its timeout, retry or hedging policy.
+      case .within, .timeout, .hedge: continue
+      // `retryThrottling` (`throttlingValue`).
+      case .budget: continue
+      // Each rule's clauses: the retry policy (`retryPolicy`, `statusCodes`).
+      case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
+        .honoringRetryAfter:
+        continue
+      }
+    }
+  }
+}
