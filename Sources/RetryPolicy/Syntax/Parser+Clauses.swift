@@ -224,7 +224,10 @@ extension PolicyParser {
   func isAtValue(of shape: ArgumentShape) -> Bool {
     switch shape {
     case .growth: token.keyword == .x || token.kind == .plus
-    case .none, .count, .duration, .durations, .percent, .errorClasses, .hook, .jitter: true
+    case .factor: token.keyword == .x
+    // An optional count (`N` of `limit`) is there only as a number: `limit adaptive`.
+    case .count: token.kind == .number
+    case .none, .duration, .durations, .percent, .errorClasses, .hook, .jitter: true
     }
   }
 
@@ -270,6 +273,12 @@ extension PolicyParser {
     case .percent:
       return parsePercent(after: word).map(ArgumentSyntax.percent)
     case .growth:
+      return parseGrowth()
+    case .factor:
+      guard token.keyword == .x else {
+        if token.kind != .error { report(.expectedFactor(), at: token.range) }
+        return nil
+      }
       return parseGrowth()
     case .errorClasses:
       return parseNames(after: word).map(ArgumentSyntax.names)
