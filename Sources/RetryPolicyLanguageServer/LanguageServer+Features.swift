@@ -61,7 +61,7 @@ extension LanguageServer {
       let clause = line.clauses.first(where: { contains($0.range) }) ?? line.clauses.first
     else { return nil }
     let body =
-      policy.map { "```text\n" + ExplainRendering.text($0) + "```" }
+      policy.map { "```text\n" + host.explain($0) + "```" }
       ?? "The policy has errors: fix them to see its delays."
     let markdown =
       "**`\(clause.clause.spec.form)` of policy `\(declaration.name.text)`**\n\n"

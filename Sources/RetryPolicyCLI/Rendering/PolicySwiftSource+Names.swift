@@ -63,7 +63,9 @@ extension PolicySwiftSource {
       }
       for line in declaration.body.lines {
         for clause in line.clauses {
-          guard case .after(let hook) = clause.kind, isReserved(hook.text) else { continue }
+          guard clause.clause == .after, case .name(let hook)? = clause.arguments.first,
+            isReserved(hook.text)
+          else { continue }
           error("hook name '\(hook.text)' is not a Swift identifier", at: hook.range)
         }
       }

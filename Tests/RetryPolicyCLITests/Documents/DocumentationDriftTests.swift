@@ -147,7 +147,7 @@ struct DocumentationDriftTests {
         if expected.last != "DELAY-CLAUSE" { expected.append("DELAY-CLAUSE") }
       } else {
         expected += spec.text.split(separator: " ").map(String.init)
-        if spec.arguments != .none { expected.append("…") }
+        if spec.arguments.contains(where: { $0.shape != .none }) { expected.append("…") }
       }
     }
     #expect(line.split(separator: " ").map(String.init) == expected)
@@ -265,9 +265,10 @@ struct DocumentationDriftTests {
   static func wordRanges() throws -> [WordRange] {
     var ranges: [WordRange] = []
     for spec in ClauseTable.entries {
-      for segment in spec.limits.components(separatedBy: "; ") {
+      for segment in spec.limitsText.components(separatedBy: "; ") {
         guard
-          let match = try matches(#"^([a-z]+) (\S+) … (\S+?)(?: \(.*\))?$"#, in: segment).first,
+          let match = try matches(#"^([a-z]+) (\S+) (?:…|to) (\S+?)(?: \(.*\))?$"#, in: segment)
+            .first,
           let placeholder = try matches(#"\b\#(match[1]) \$\{(\d+):"#, in: spec.snippet)
             .first.flatMap({ Int($0[1]) })
         else { continue }

@@ -2,6 +2,7 @@ import RetryPolicy
 import Testing
 
 @testable import RetryPolicyCLI
+@testable import RetryPolicyLanguageServer
 
 /// Completion and hover inside a clause come from the clause table (issue 33, item 5).
 @Suite("Language server: inside a clause")
