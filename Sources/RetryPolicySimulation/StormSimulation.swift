@@ -303,7 +303,8 @@ private struct StormEngine {
     RetryRun(
       policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
       budget: budgets.isEmpty ? nil : budgets[client],
-      breaker: breakers.isEmpty ? nil : breakers[client], attempts: attempts)
+      breaker: breakers.isEmpty ? nil : breakers[client], attempts: attempts,
+      asksShedding: false)
   }
 
   mutating func handle(_ event: Event) throws(StormSimulationError) {

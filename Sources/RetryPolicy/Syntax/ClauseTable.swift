@@ -387,12 +387,12 @@ package enum ClauseTable {
           .count, "N", isOptional: true,
           limits: sheddingLimits(
             "limit", "", .wholeNumbers(ConcurrencyLimitPolicy.limitRange), "1 to 1000000")),
+        ArgumentSpec("adaptive", .none, "", isOptional: true),
         ArgumentSpec(
           "queue", .count, "M", isOptional: true,
           limits: sheddingLimits(
             "limit", "queue", .wholeNumbers(ConcurrencyLimitPolicy.queueRange), "0 to 1000000"),
           defaultValue: "0", expectedValue: .expectedWholeNumber(after: "queue")),
-        ArgumentSpec("adaptive", .none, "", isOptional: true),
         ArgumentSpec(
           "min", .count, "A", isOptional: true,
           limits: sheddingLimits(
@@ -411,7 +411,9 @@ package enum ClauseTable {
       arguments: [
         ArgumentSpec(
           .factor, "xK",
-          limits: sheddingLimits("throttle", "", .decimals(1...10), "1 to 10")),
+          limits: ArgumentLimits(.decimals(1...10), "1 to 10") {
+            .sheddingOutOfRange("throttle", "", "x" + $0.text, range: "1 to 10")
+          }),
         ArgumentSpec(
           "over", .duration, "D", isOptional: true,
           limits: sheddingLimits(

@@ -126,8 +126,8 @@ extension PolicyChecker {
     -> ConcurrencyLimitPolicy?
   {
     let count = clause.argument(0)?.wholeNumber
-    let queue = clause.argument(1)
-    let isAdaptive = clause.argument(2) != nil
+    let isAdaptive = clause.argument(1) != nil
+    let queue = clause.argument(2)
     let minimum = clause.argument(3)
     let maximum = clause.argument(4)
     if clause.argument(0) != nil, isAdaptive {
@@ -135,7 +135,9 @@ extension PolicyChecker {
       return nil
     }
     if clause.argument(0) == nil, !isAdaptive {
-      report(.limitForm("'limit' needs a number or 'adaptive': 'limit 16' or 'limit adaptive'"), at: range)
+      report(
+        .limitForm("'limit' needs a number or 'adaptive': 'limit 16' or 'limit adaptive'"),
+        at: range)
       return nil
     }
     if isAdaptive {
