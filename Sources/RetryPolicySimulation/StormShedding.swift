@@ -11,13 +11,14 @@ package enum StormRefusal: Int, Sendable, Hashable, CaseIterable {
   /// The rate limit (`rate`): the token would come past `within`.
   case rate
 
-  /// The name in `refusedBy` (contract §14).
+  /// The name in `refusedBy` (contract §14): the clause's keyword.
   package var name: String {
     switch self {
-    case .breaker: "breaker"
-    case .limit: "limit"
-    case .throttle: "throttle"
-    case .rate: "rate"
+    case .breaker: Keyword.breaker.text
+    case .limit: Keyword.limit.text
+    case .throttle: Keyword.throttle.text
+    // `rate` has no clause of the language yet.
+    case .rate: String(describing: self)
     }
   }
 }

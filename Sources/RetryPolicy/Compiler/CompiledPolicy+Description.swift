@@ -42,7 +42,7 @@ extension CompiledPolicy: CustomStringConvertible {
     case .breaker: breaker.map(Self.breakerText)
     case .limit: limit.map(Self.limitText)
     case .throttle:
-      throttle.map { "x" + Self.numberText($0.factor) + " over " + $0.window.policyText }
+      throttle.map { Keyword.x.text + Self.numberText($0.factor) + " over " + $0.window.policyText }
     // Rule clauses belong to the rules (`RetryRule.write`).
     case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
       .honoringRetryAfter:

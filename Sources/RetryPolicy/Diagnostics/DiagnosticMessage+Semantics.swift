@@ -116,7 +116,8 @@ extension DiagnosticMessage {
     _ clause: String, _ setting: String, _ written: String, range: String
   ) -> DiagnosticMessage {
     let thing =
-      setting.isEmpty ? "\(clause) \(excerpt(written))" : "\(clause) '\(setting)' \(excerpt(written))"
+      setting.isEmpty
+      ? "\(clause) \(excerpt(written))" : "\(clause) '\(setting)' \(excerpt(written))"
     return DiagnosticMessage(
       .sheddingOutOfRange, .error, "\(thing) is out of range; it must be \(range)")
   }

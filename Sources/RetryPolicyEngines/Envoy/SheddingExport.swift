@@ -45,14 +45,15 @@ extension EnvoyExport {
                       "request_count", .int(AdaptiveLimitController.calibrationSamples)),
                     JSONMember(
                       "min_concurrency",
-                      .int(min(maximum, max(minimum, AdaptiveLimitController.calibrationConcurrency)))),
+                      .int(
+                        min(maximum, max(minimum, AdaptiveLimitController.calibrationConcurrency)))),
                     JSONMember(
                       "buffer",
                       .object([
                         JSONMember("value", .double(AdaptiveLimitController.buffer * 100))
                       ])),
                   ])),
-              ])),
+              ]))
           ]))
     }
     if let throttle = policy.throttle {
@@ -102,7 +103,9 @@ extension EnvoyExport {
       let enabled = JSONValue.object([
         JSONMember(
           "default_value",
-          .object([JSONMember("numerator", .int(100)), JSONMember("denominator", .string("HUNDRED"))])),
+          .object([
+            JSONMember("numerator", .int(100)), JSONMember("denominator", .string("HUNDRED")),
+          ])),
         JSONMember("runtime_key", .string("retry_policy.rate.enabled")),
       ])
       filters.append(

@@ -149,7 +149,7 @@ struct ClauseTableTests {
     // explain --json's members, in its help (contract §5).
     "RetryPolicyCLI/Commands/ExplainCommand.swift": [
       "on", "except", "jitter", "max", "retry", "delay", "within", "timeout", "budget", "hedge",
-      "breaker", "after", "policy",
+      "breaker", "after", "policy", "limit", "throttle",
     ],
     // gRPC's `timeout` field; Envoy's `retry-after` header.
     "RetryPolicyEngines/GRPC/GRPCImport+Reader.swift": ["timeout"],

@@ -24,8 +24,9 @@ package struct RunShedding: Sendable {
     limiter = policy.limit == nil ? nil : ConcurrencyLimiter.standard(for: copy)
   }
 
-  /// Asks the throttle; returns its refusal, nil when the attempt may go on. `uniform` is a
-  /// random number in [0, 1) from the run's random source.
+  /// Asks the throttle; returns its refusal, nil when the attempt may go on.
+  ///
+  /// `uniform` is a random number in [0, 1) from the run's random source.
   package func admitThrottle(uniform: Double) -> ThrottledError? {
     guard let throttle, let throttlePolicy else { return nil }
     return throttle.request(policy: throttlePolicy, uniform: uniform)
