@@ -155,7 +155,9 @@ struct ClauseTableTests {
     "RetryPolicyEngines/GRPC/GRPCImport+Reader.swift": ["timeout"],
     "RetryPolicyEngines/Envoy/EnvoyExport.swift": ["retry-after"],
     // The Swift properties of CompiledPolicy and RetryRule.
-    "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": ["hedge", "jitter", "breaker"],
+    "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": [
+      "hedge", "jitter", "breaker", "limit", "throttle",
+    ],
     // simulate --json's decision value and member.
     "RetryPolicyCLI/Rendering/SimulationRendering.swift": ["retry", "policy"],
     // The file extension.
