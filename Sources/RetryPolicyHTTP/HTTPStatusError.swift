@@ -23,6 +23,9 @@ public struct HTTPStatusError: HTTPStatusProviding, RetryAfterProviding, CustomS
   public var data: Data
   /// The response's headers, as received.
   public var headers: [String: String]
+  /// The times the request had been sent before this attempt: its attempt's number less one
+  /// (OpenTelemetry's `http.request.resend_count`).
+  public var resendCount: Int
   /// The response itself, held for the caller: `URLResponse` is a class that Foundation
   /// does not mark `Sendable` everywhere, so it travels boxed.
   let response: ResponseBox
@@ -43,6 +46,7 @@ public struct HTTPStatusError: HTTPStatusProviding, RetryAfterProviding, CustomS
       RetryAfterHeader.delay($0, dateHeader: response.value(forHTTPHeaderField: "Date"))
     }
     self.response = ResponseBox(response)
+    self.resendCount = max(0, (RetryContext.current?.attempt ?? 1) - 1)
   }
 }
 

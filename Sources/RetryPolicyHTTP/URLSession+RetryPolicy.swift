@@ -19,9 +19,10 @@ extension URLSession {
   /// Only requests that may be sent twice are retried: the idempotent methods GET, HEAD,
   /// OPTIONS, TRACE, PUT and DELETE, or any method when the request has an
   /// `Idempotency-Key` header or `assumingIdempotent` is true. A request whose body is a
-  /// stream (`httpBodyStream`) is never retried. Others get one attempt (with the policy's
-  /// `timeout`); when it fails in a way a rule would have retried, the run stops with the
-  /// reason ``RetryStopReason/notIdempotent``.
+  /// stream (`httpBodyStream`) is never retried. Others get one attempt (under the policy's
+  /// `timeout`, the host's breaker and the budget, whose failure the breaker counts); when it
+  /// fails in a way a rule would have retried, the run stops with the reason
+  /// ``RetryStopReason/notIdempotent``.
   ///
   /// A connection that closes before the response is complete fails as
   /// `networkConnectionLost` on every platform (FoundationNetworking's other codes for it
@@ -99,6 +100,7 @@ extension URLSession {
         guard case .finished(var summary) = event else { return observer(event) }
         summary.statusCode = lastStatus.value
         summary.method = method
+        summary.resendCount = max(0, summary.attempts - 1)
         observer(.finished(summary))
       }
     }
@@ -153,17 +155,6 @@ package enum HTTPRequestRules {
     if request.httpBodyStream != nil { return false }
     if assumingIdempotent || idempotentMethods.contains(method) { return true }
     return request.value(forHTTPHeaderField: "Idempotency-Key") != nil
-  }
-
-  /// Whether a rule of `rules` would take `error` (see `RetryStateMachine.takingRule`).
-  package static func isTaken(
-    _ error: any Error, by rules: [RetryRule],
-    classes: [String: @Sendable (any Error) -> Bool]
-  ) -> Bool {
-    let classification = ErrorClassification(error, predicates: classes)
-    return rules.withUnsafeBufferPointer {
-      RetryStateMachine.takingRule(of: classification, among: $0) != nil
-    }
   }
 
   /// The statuses some rule's `on` list names (by code, by class or in `transient`) and that

@@ -79,7 +79,7 @@ extension LanguageServer {
     case .rule, .ruleDelay: scope = "a rule clause"
     case .policyWide: scope = "policy-wide"
     }
-    let limits = spec.limitsText.isEmpty ? "" : " Limits: \(spec.limitsText)."
+    let limits = spec.limits.isEmpty ? "" : " Limits: \(spec.limits)."
     return "\(spec.summary.prefix(1).uppercased() + spec.summary.dropFirst()) (\(scope)).\(limits)"
   }
 

@@ -19,6 +19,8 @@ package struct Simulation: Sendable {
   package var script: OutcomeScript
   /// The seed of the jitter's random numbers.
   package var seed: UInt64
+  /// What the run records into, if anything, under the policy's name.
+  package var metrics: RetryMetrics?
   /// The most attempts the simulation makes before it stops on its own
   /// (``Simulation/attemptLimit`` unless a test asks for fewer).
   package var attemptLimit: Int
@@ -78,7 +80,8 @@ package struct Simulation: Sendable {
       clock: clock, random: SeededRandomNumberGenerator(seed: seed), errorClasses: classes,
       hooks: hooks, observer: { log.record($0) },
       // Each simulation's own circuit, on its virtual time: never a process-wide one.
-      breaker: policy.breaker == nil ? nil : CircuitBreaker(clock: clock))
+      breaker: policy.breaker == nil ? nil : CircuitBreaker(clock: clock),
+      metrics: metrics)
     // The operation plays the timeout (see above), so the runtime must not race it.
     var running = policy
     running.attemptTimeout = nil

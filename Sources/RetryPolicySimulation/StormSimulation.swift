@@ -41,11 +41,16 @@ package struct StormSimulation: Sendable {
   }
 
   /// Simulates the fleet under `policy`; the same scenario and policy give the same result.
-  package func run(_ policy: CompiledPolicy) throws(StormSimulationError) -> StormResult {
+  ///
+  /// With `metrics`, every request's run records into it, on the virtual time, under the
+  /// policy's name.
+  package func run(
+    _ policy: CompiledPolicy, metrics: RetryMetrics? = nil
+  ) throws(StormSimulationError) -> StormResult {
     // Concurrent attempts would need their own model of load; none is better than a wrong one.
     guard policy.hedge == nil else { throw .hedgingNotSimulated }
     try scenario.check()
-    var engine = StormEngine(scenario: scenario, policy: policy)
+    var engine = StormEngine(scenario: scenario, policy: policy, metrics: metrics)
     try engine.run()
     return engine.result()
   }
@@ -115,14 +120,18 @@ private struct StormEngine {
   var shedding: [StormClientShedding] = []
   /// The random draws of the throttles.
   var throttleRandom: SeededRandomNumberGenerator
+  /// What every run records into, when the command asked for metrics.
+  let metrics: RetryMetrics?
 
-  init(scenario: StormScenario, policy: CompiledPolicy) {
+  init(scenario: StormScenario, policy: CompiledPolicy, metrics: RetryMetrics?) {
     self.scenario = scenario
     self.policy = policy
+    self.metrics = metrics
     var hooks: [String: @Sendable () async throws -> Void] = [:]
     for name in policy.rules.compactMap(\.hook) { hooks[name] = {} }
+    // With metrics, each run's recorder reports through the environment, as in `run`.
     self.environment = RetryEnvironment(
-      errorClasses: ["serverError": { $0 is StormBackendError }], hooks: hooks)
+      errorClasses: ["serverError": { $0 is StormBackendError }], hooks: hooks, metrics: metrics)
     self.budgets =
       policy.budgetRatio == nil ? [] : (0..<scenario.clients).map { _ in RetryBudget() }
     let clock = self.clock
@@ -137,7 +146,8 @@ private struct StormEngine {
     self.stats = StormResult(policy: policy)
     self.isShedding = policy.limit != nil || policy.throttle != nil || policy.rate != nil
     self.isFastPath =
-      policy.deadline == nil && policy.budgetRatio == nil && policy.breaker == nil && !isShedding
+      policy.deadline == nil && policy.budgetRatio == nil && policy.breaker == nil
+      && metrics == nil && !isShedding
     if isShedding {
       shedding = Array(repeating: StormClientShedding(policy: policy), count: scenario.clients)
     }
@@ -207,7 +217,7 @@ private struct StormEngine {
     // A request whose first attempt succeeds needs no slot: only retries need its run, and
     // the breaker, which hears of the success when it happens.
     var slot: Int32 = -1
-    if kind != .succeeded || !breakers.isEmpty {
+    if kind != .succeeded || !breakers.isEmpty || metrics != nil {
       slot = store(Request(run: run ?? makeRun(index: index, client: client, attempts: 1)))
     }
     events.push(time: end, arrival: now, slot: slot, kind: kind.rawValue)
@@ -300,11 +310,13 @@ private struct StormEngine {
 
   /// The run of request number `index`, from `client`, with its own seeded jitter.
   func makeRun(index: UInt64, client: Int, attempts: Int) -> RetryRun {
-    RetryRun(
+    var run = RetryRun(
       policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
       budget: budgets.isEmpty ? nil : budgets[client],
       breaker: breakers.isEmpty ? nil : breakers[client], attempts: attempts,
       asksShedding: false)
+    if let metrics { run.record(into: metrics, policy: policy) }
+    return run
   }
 
   mutating func handle(_ event: Event) throws(StormSimulationError) {
@@ -321,7 +333,10 @@ private struct StormEngine {
       }
       if slot >= 0 {
         if isShedding { try attemptEnded(slot: slot, at: now, succeeded: true) }
-        if !breakers.isEmpty { requests[Int(slot)].run.finishSucceeded(in: environment) }
+        if !breakers.isEmpty || metrics != nil {
+          requests[Int(slot)].run.finishSucceeded(
+            in: environment, elapsed: .nanoseconds(now - arrival))
+        }
         freeSlots.append(slot)
       }
     case .serverError, .timedOut:

@@ -1,3 +1,4 @@
+import RetryPolicy
 import RetryPolicySimulation
 /// An operation that follows a script: it fails with the given errors, one an attempt, then
 /// succeeds (or keeps failing), and records when each attempt was made.

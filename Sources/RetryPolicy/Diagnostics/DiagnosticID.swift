@@ -161,6 +161,13 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
   public static let unreadableFile = DiagnosticID(tool: "unreadable-file")
   /// ``PolicyStore``: its file is larger than ``PolicyStore/maximumFileSize``.
   public static let fileTooLarge = DiagnosticID(tool: "file-too-large")
+  /// ``PolicyStore`` and `retry-policy check`: the path leads to a named pipe, a socket, a
+  /// device or a folder, which is not read (an error).
+  public static let notRegularFile = DiagnosticID(tool: "not-a-regular-file")
+  /// ``PolicyStore``: the file has no policy, so applying it would remove every policy (an
+  /// error, and the policies stay as they were); `retry-policy check`: a policy file with no
+  /// policy (a warning).
+  public static let noPolicies = DiagnosticID(tool: "no-policies")
 
   // MARK: Notes
 

@@ -149,6 +149,25 @@ extension DiagnosticMessage {
       "the policy file is larger than \(limitMiB) MiB; the policies stay as they were")
   }
 
+  /// `not-a-regular-file`: a policy file that is a named pipe, a socket, a device or a folder
+  /// (`kind` says which: `a named pipe`); the store's message says that nothing changed.
+  package static func notRegularFile(_ kind: String, keepsPolicies: Bool) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .notRegularFile, .error,
+      "the policy file is \(kind), not a regular file"
+        + (keepsPolicies ? "; the policies stay as they were" : ""))
+  }
+
+  /// `no-policies`: a store's file with no policy, which would remove every policy.
+  static let noPoliciesInStore = DiagnosticMessage(
+    .noPolicies, .error,
+    "the policy file has no policy; a file that would remove every policy is not applied, "
+      + "and the policies stay as they were")
+
+  /// `no-policies`: `retry-policy check` of a policy file with no policy.
+  package static let noPoliciesInFile = DiagnosticMessage(
+    .noPolicies, .warning, "the file has no policy")
+
   /// `unknown-error-class`: an error class outside the host's vocabulary.
   static func unknownErrorClass(_ name: String, suggestion: String?) -> DiagnosticMessage {
     DiagnosticMessage(

@@ -46,6 +46,7 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
     let limit = attemptTimeout
+    let name = metricsName
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
       /// Starts an attempt; returns why it may not start instead (the breaker refused it, or
       /// an extra attempt found no budget token).
@@ -55,11 +56,11 @@ extension CompiledPolicy {
         group.addTask {
           do {
             let attempt = RetryAttempt(number: number)
-            guard let limit else {
-              return .finished(number, .success(try await operation(attempt)))
-            }
-            let value = try await timingOut(on: clock, limit: limit) {
-              try await operation(attempt)
+            let value = try await RetryContext.$current.withValue(
+              RetryContext(policy: name, attempt: number)
+            ) {
+              guard let limit else { return try await operation(attempt) }
+              return try await timingOut(on: clock, limit: limit) { try await operation(attempt) }
             }
             return .finished(number, .success(value))
           } catch {
@@ -157,6 +158,8 @@ private struct HedgeDriver<C: Clock<Duration>> {
   var permits: [Int: CircuitBreakerStateMachine.Permit] = [:]
   /// The permit of the attempt about to start.
   var nextPermit = CircuitBreakerStateMachine.Permit.normal
+  /// The run's side of the environment's ``RetryMetrics``, if it has one.
+  var recorder: RunRecorder?
 
   init(policy: CompiledPolicy, hedge: HedgePolicy, environment: RetryEnvironment, clock: C) {
     self.hedge = hedge
@@ -169,6 +172,9 @@ private struct HedgeDriver<C: Clock<Duration>> {
     self.random = RandomSource(base: environment.random)
     self.breaker = environment.breaker(for: policy)
     self.breakerPolicy = policy.breaker
+    self.recorder = environment.metrics.map {
+      RunRecorder($0, policy: policy, breaker: breaker, hasOverlappingAttempts: true)
+    }
   }
 
   /// The breaker's refusal of the last attempt it refused.
@@ -224,6 +230,10 @@ private struct HedgeDriver<C: Clock<Duration>> {
 
   /// Tells the breaker attempt `number` succeeded.
   mutating func attemptSucceeded(_ number: Int) {
+    if recorder != nil {
+      let now = elapsed
+      recorder?.attemptSucceeded(number, at: now)
+    }
     guard let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number)
     else { return }
     if breaker.recordSuccess(permit, policy: breakerPolicy, on: environment.breakerClock) == .closed
@@ -236,6 +246,11 @@ private struct HedgeDriver<C: Clock<Duration>> {
   mutating func releasePermits() {
     for permit in permits.values { breaker?.recordNeither(permit) }
     permits = [:]
+    // The attempts cancelled when the run ended count as failures.
+    if recorder != nil {
+      let now = elapsed
+      recorder?.endUnfinished(at: now)
+    }
   }
 
   var elapsed: Duration { start.duration(to: clock.now) }
@@ -250,7 +265,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
     generation += 1
     if breaker != nil { permits[started] = nextPermit }
     machine.attemptStarted()
-    environment.report(.attemptStarted(attempt: started))
+    environment.report(.attemptStarted(attempt: started), recording: &recorder, at: elapsed)
     return started
   }
 
@@ -271,7 +286,8 @@ private struct HedgeDriver<C: Clock<Duration>> {
   mutating func attemptFailed(_ number: Int, _ error: any Error) -> Action {
     inFlight -= 1
     lastError = error
-    environment.report(.attemptFailed(attempt: number, error: error))
+    environment.report(
+      .attemptFailed(attempt: number, error: error), recording: &recorder, at: elapsed)
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
@@ -308,16 +324,18 @@ private struct HedgeDriver<C: Clock<Duration>> {
     }
   }
 
-  func stop(_ reason: RetryStopReason, _ error: any Error, _ number: Int) -> any Error {
-    environment.report(.gaveUp(attempt: number, reason: reason, error: error))
+  mutating func stop(_ reason: RetryStopReason, _ error: any Error, _ number: Int) -> any Error {
+    environment.report(
+      .gaveUp(attempt: number, reason: reason, error: error), recording: &recorder, at: elapsed)
     finish(.failed(reason))
     return error
   }
 
-  func finish(_ outcome: RetryOutcome) {
+  mutating func finish(_ outcome: RetryOutcome) {
+    let elapsed = elapsed
     environment.report(
       .finished(
-        RetrySummary(
-          attempts: started, totalDelay: .zero, elapsed: elapsed, outcome: outcome)))
+        RetrySummary(attempts: started, totalDelay: .zero, elapsed: elapsed, outcome: outcome)),
+      recording: &recorder, at: elapsed)
   }
 }

@@ -44,14 +44,20 @@ extension CompiledPolicy {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
         permit = try circuitBreaker.admitFirstAttempt()
         do {
-          let value = try await operation()
+          let value = try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
           circuitBreaker.recordFirstSuccess(permit, policy: clause)
           return value
         } catch {
           firstFailure = error
         }
       } else {
-        do { return try await operation() } catch { firstFailure = error }
+        do {
+          return try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+        } catch {
+          firstFailure = error
+        }
       }
     } else {
       firstFailure = nil
@@ -105,7 +111,8 @@ extension CompiledPolicy {
         }
         permit = try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
         do {
-          let value = try await operation()
+          let value = try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
           environment.breaker?.recordFirstSuccess(
             permit, policy: clause, on: environment.breakerClock)
           return value
@@ -113,13 +120,52 @@ extension CompiledPolicy {
           firstFailure = error
         }
       } else {
-        do { return try await operation() } catch { firstFailure = error }
+        do {
+          return try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+        } catch {
+          firstFailure = error
+        }
       }
+    } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
+      environment.observer == nil, let metrics = environment.metrics
+    {
+      return try await runRecording(
+        on: environment.clock, into: metrics, in: environment, isolation: isolation, operation)
     } else {
       firstFailure = nil
     }
     return try await drive(
       in: environment, after: firstFailure, permit: permit, isolation: isolation, operation)
+  }
+
+  /// `run` with only metrics to record.
+  ///
+  /// The first attempt is a plain call timed on the run's clock, and a success records its
+  /// attempt and its run at once, with no driver. A failure goes on in the driver, whose run
+  /// starts when the first attempt did.
+  @inlinable
+  func runRecording<C: Clock<Duration>, Success>(
+    on clock: C,
+    into metrics: RetryMetrics,
+    in environment: RetryEnvironment,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    let counters = metrics.policy(self)
+    let start = clock.now
+    counters.attemptStarted()
+    let value: Success
+    do {
+      value = try await RetryContext.$current.withValue(
+        RetryContext(policy: metricsName, attempt: 1), operation: operation)
+    } catch {
+      return try await drive(
+        on: clock, in: environment, after: error, startedAt: start, isolation: isolation,
+        operation)
+    }
+    counters.firstAttemptSucceeded(after: start.duration(to: clock.now))
+    return value
   }
 
   /// Runs `operation`, passing it the attempt it makes, retrying as the policy says, and
@@ -211,16 +257,35 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
+    try await drive(
+      on: clock, in: environment, after: firstFailure, permit: permit, startedAt: nil,
+      isolation: isolation, operation)
+  }
+
+  /// The driver loop, its run started at `start` when `run` made the first attempt itself
+  /// (nil: now).
+  @inlinable
+  @inline(__always)
+  func drive<C: Clock<Duration>, Success>(
+    on clock: C,
+    in environment: RetryEnvironment,
+    after firstFailure: (any Error)?,
+    permit: CircuitBreakerStateMachine.Permit = .normal,
+    startedAt start: C.Instant?,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, clock: clock,
-      attempts: firstFailure == nil ? 0 : 1, permit: permit)
+      attempts: firstFailure == nil ? 0 : 1, permit: permit, startedAt: start)
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
       try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }
     while true {
       try run.startAttempt(in: environment)
       do {
-        let value = try await operation()
+        let value = try await RetryContext.$current.withValue(
+          RetryContext(policy: metricsName, attempt: run.attempts), operation: operation)
         run.finishSucceeded(in: environment)
         return value
       } catch {

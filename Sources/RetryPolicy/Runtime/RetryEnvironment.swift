@@ -10,59 +10,114 @@
 ///       hooks: ["refreshToken": { try await session.refreshToken() }])
 ///     let policy = try compile(policy: text, vocabulary: environment.vocabulary)
 ///     let data = try await policy.run(in: environment) { try await session.fetch() }
+///
+/// ## Shared state
+///
+/// The state that runs of a policy share (its `budget`'s tokens, its `breaker`'s circuit) is
+/// found in one order, the same for every driver: the object bound to the policy's name
+/// (``budgets``, ``breakers``), else the environment's one (``budget``, ``breaker``), else one
+/// per policy value for the process (a breaker: per policy value and clock). A
+/// ``CircuitBreaker`` made without a clock reads this environment's ``clock``.
+///
+/// An environment is cheap to copy and to pass: its parts live in one shared object, copied
+/// only when a copy changes a part.
 public struct RetryEnvironment: Sendable {
   /// The clock every delay and `timeout` is measured on; a ``CircuitBreaker`` made without
   /// a clock reads it too.
   public var clock: any Clock<Duration> {
-    didSet { isContinuousClock = clock is ContinuousClock }
+    @inlinable get { storage.clock }
+    set {
+      let storage = mutableStorage()
+      storage.clock = newValue
+      storage.isContinuousClock = newValue is ContinuousClock
+    }
   }
   /// Whether ``clock`` is the continuous clock, which breakers read as the system's
   /// monotonic clock: kept so that a run does not cast the clock.
+  @inlinable
+  package var isContinuousClock: Bool { storage.isContinuousClock }
+
+  /// Every part, in one object shared by the copies of the environment until one of them
+  /// changes a part (copy on write): a run then passes and copies one reference, never the
+  /// dozen parts.
   @usableFromInline
-  package private(set) var isContinuousClock: Bool
+  var storage: Storage
   /// The random source of jitter.
   ///
   /// Each run draws from its own copy, so a seeded generator gives every run the same
   /// sequence of jitter: reproducible in tests and simulations. Keep the default, the system
   /// generator, where many clients must not retry in step.
-  public var random: any RandomNumberGenerator & Sendable
+  public var random: any RandomNumberGenerator & Sendable {
+    @inlinable get { storage.random }
+    set { mutableStorage().random = newValue }
+  }
   /// Error classes by name: an error belongs to the class when the predicate returns true.
   ///
   /// A registered name is checked before the type and case names (see ``CompiledPolicy``'s
   /// `run`). Predicates must be quick and must not throw or block.
-  public var errorClasses: [String: @Sendable (any Error) -> Bool]
+  public var errorClasses: [String: @Sendable (any Error) -> Bool] {
+    @inlinable get { storage.errorClasses }
+    set { mutableStorage().errorClasses = newValue }
+  }
   /// Hooks by name, run by `after NAME` before each retry of that rule, after its delay; each
   /// receives the error that triggered the retry and the number of the attempt that failed.
   ///
   /// A hook that throws ends the run with its error.
-  public var hooks: [String: @Sendable (RetryHookContext) async throws -> Void]
+  public var hooks: [String: @Sendable (RetryHookContext) async throws -> Void] {
+    @inlinable get { storage.hooks }
+    set { mutableStorage().hooks = newValue }
+  }
   /// Called synchronously with each event of each run, from the running task.
   ///
   /// Keep it quick; to consume events elsewhere, yield them to an `AsyncStream`'s
   /// continuation. Setting an observer turns off the allocation-free path of `run`.
-  public var observer: (@Sendable (RetryEvent) -> Void)?
+  public var observer: (@Sendable (RetryEvent) -> Void)? {
+    @inlinable get { storage.observer }
+    set { mutableStorage().observer = newValue }
+  }
   /// The budget that runs of policies with `budget P%` draw on, unless ``budgets`` binds one
   /// to the policy's name.
   ///
   /// Without either, a budgeted policy draws on a process-wide budget kept for its value (see
   /// ``RetryBudget``).
-  public var budget: RetryBudget?
+  public var budget: RetryBudget? {
+    @inlinable get { storage.budget }
+    set { mutableStorage().budget = newValue }
+  }
   /// Budgets bound to policy names, which win over ``budget``.
   ///
   /// A run of the policy named `payments` in a policy file draws on `budgets["payments"]`.
   /// Bind one budget to several names to share it.
-  public var budgets: [String: RetryBudget]
+  public var budgets: [String: RetryBudget] {
+    @inlinable get { storage.budgets }
+    set { mutableStorage().budgets = newValue }
+  }
   /// The circuit breaker that runs of policies with `breaker` use, unless ``breakers`` binds
   /// one to the policy's name.
   ///
   /// Without either, a policy with `breaker` uses a process-wide breaker kept for its value
   /// (see ``CircuitBreaker``).
-  public var breaker: CircuitBreaker?
+  public var breaker: CircuitBreaker? {
+    @inlinable get { storage.breaker }
+    set { mutableStorage().breaker = newValue }
+  }
   /// Circuit breakers bound to policy names, which win over ``breaker``.
-  public var breakers: [String: CircuitBreaker]
+  public var breakers: [String: CircuitBreaker] {
+    @inlinable get { storage.breakers }
+    set { mutableStorage().breakers = newValue }
+  }
   /// Breakers by downstream host: `RetryPolicyHTTP` runs each request with the breaker of its
   /// URL's host, which wins over ``breaker`` and ``breakers``.
-  public var breakerGroup: CircuitBreakerGroup?
+  public var breakerGroup: CircuitBreakerGroup? {
+    @inlinable get { storage.breakerGroup }
+    set { mutableStorage().breakerGroup = newValue }
+  }
+  /// The metrics every run in this environment records into, by policy name (see
+  /// ``RetryMetrics``); nil records nothing.
+  public var metrics: RetryMetrics? {
+    @inlinable get { storage.metrics }
+    set { mutableStorage().metrics = newValue }
+  }
 
   /// Creates an environment whose hooks take no arguments; every part has a default.
   public init(
@@ -75,13 +130,14 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget] = [:],
     breaker: CircuitBreaker? = nil,
     breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil
+    breakerGroup: CircuitBreakerGroup? = nil,
+    metrics: RetryMetrics? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses,
       contextHooks: hooks.isEmpty ? [:] : hooks.mapValues { hook in { _ in try await hook() } },
       observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup)
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
   }
 
   /// Creates an environment whose hooks receive the error and the attempt that failed.
@@ -101,12 +157,13 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget] = [:],
     breaker: CircuitBreaker? = nil,
     breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil
+    breakerGroup: CircuitBreakerGroup? = nil,
+    metrics: RetryMetrics? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses, contextHooks: hooks,
       observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup)
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
   }
 
   private init(
@@ -119,19 +176,19 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget],
     breaker: CircuitBreaker?,
     breakers: [String: CircuitBreaker],
-    breakerGroup: CircuitBreakerGroup?
+    breakerGroup: CircuitBreakerGroup?,
+    metrics: RetryMetrics?
   ) {
-    self.clock = clock
-    self.isContinuousClock = clock is ContinuousClock
-    self.random = random
-    self.errorClasses = errorClasses
-    self.hooks = contextHooks
-    self.observer = observer
-    self.budget = budget
-    self.budgets = budgets
-    self.breaker = breaker
-    self.breakers = breakers
-    self.breakerGroup = breakerGroup
+    storage = Storage(
+      clock: clock, random: random, errorClasses: errorClasses, hooks: contextHooks,
+      observer: observer, budget: budget, budgets: budgets, breaker: breaker,
+      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
+  }
+
+  /// The storage, copied first when another environment shares it.
+  private mutating func mutableStorage() -> Storage {
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    return storage
   }
 
   /// The names the compiler can check a policy against: the registered hooks, with error
@@ -159,6 +216,63 @@ public struct RetryEnvironment: Sendable {
 }
 
 extension RetryEnvironment {
+  /// The parts of an environment (see ``RetryEnvironment/storage``).
+  @usableFromInline
+  final class Storage: @unchecked Sendable {
+    // Sound: a storage is written only through `mutableStorage()`, while a single
+    // environment holds it; every storage shared between environments (and so between
+    // tasks) is only read.
+    @usableFromInline var clock: any Clock<Duration>
+    @usableFromInline var isContinuousClock: Bool
+    @usableFromInline var random: any RandomNumberGenerator & Sendable
+    @usableFromInline var errorClasses: [String: @Sendable (any Error) -> Bool]
+    @usableFromInline var hooks: [String: @Sendable (RetryHookContext) async throws -> Void]
+    @usableFromInline var observer: (@Sendable (RetryEvent) -> Void)?
+    @usableFromInline var budget: RetryBudget?
+    @usableFromInline var budgets: [String: RetryBudget]
+    @usableFromInline var breaker: CircuitBreaker?
+    @usableFromInline var breakers: [String: CircuitBreaker]
+    @usableFromInline var breakerGroup: CircuitBreakerGroup?
+    @usableFromInline var metrics: RetryMetrics?
+
+    init(
+      clock: any Clock<Duration>,
+      random: any RandomNumberGenerator & Sendable,
+      errorClasses: [String: @Sendable (any Error) -> Bool],
+      hooks: [String: @Sendable (RetryHookContext) async throws -> Void],
+      observer: (@Sendable (RetryEvent) -> Void)?,
+      budget: RetryBudget?,
+      budgets: [String: RetryBudget],
+      breaker: CircuitBreaker?,
+      breakers: [String: CircuitBreaker],
+      breakerGroup: CircuitBreakerGroup?,
+      metrics: RetryMetrics?
+    ) {
+      self.clock = clock
+      self.isContinuousClock = clock is ContinuousClock
+      self.random = random
+      self.errorClasses = errorClasses
+      self.hooks = hooks
+      self.observer = observer
+      self.budget = budget
+      self.budgets = budgets
+      self.breaker = breaker
+      self.breakers = breakers
+      self.breakerGroup = breakerGroup
+      self.metrics = metrics
+    }
+
+    /// A storage with the same parts.
+    func copy() -> Storage {
+      Storage(
+        clock: clock, random: random, errorClasses: errorClasses, hooks: hooks,
+        observer: observer, budget: budget, budgets: budgets, breaker: breaker,
+        breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
+    }
+  }
+}
+
+extension RetryEnvironment {
   /// Whether anything observes the runs in this environment: a run then reports every event
   /// through ``report(_:)``, and `run` leaves its allocation-free path.
   ///
@@ -166,7 +280,7 @@ extension RetryEnvironment {
   /// reports to it too.
   @inlinable
   package var isObserved: Bool {
-    observer != nil
+    observer != nil || metrics != nil
   }
 
   /// Reports `event` of a run: the one place where every driver (``RetryRun``, the hedging

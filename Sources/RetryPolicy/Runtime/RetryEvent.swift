@@ -165,11 +165,14 @@ public struct RetrySummary: Sendable, Hashable {
   public var statusCode: Int?
   /// For an HTTP request run by `RetryPolicyHTTP`, its method, such as `GET`; nil otherwise.
   public var method: String?
+  /// For an HTTP request run by `RetryPolicyHTTP`, the times it was sent again after its
+  /// first attempt (OpenTelemetry's `http.request.resend_count`); nil otherwise.
+  public var resendCount: Int?
 
   /// Creates a summary.
   public init(
     attempts: Int, totalDelay: Duration, elapsed: Duration, outcome: RetryOutcome,
-    statusCode: Int? = nil, method: String? = nil
+    statusCode: Int? = nil, method: String? = nil, resendCount: Int? = nil
   ) {
     self.attempts = attempts
     self.totalDelay = totalDelay
@@ -177,5 +180,6 @@ public struct RetrySummary: Sendable, Hashable {
     self.outcome = outcome
     self.statusCode = statusCode
     self.method = method
+    self.resendCount = resendCount
   }
 }

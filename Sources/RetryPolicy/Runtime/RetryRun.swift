@@ -45,6 +45,8 @@ package struct RetryRun: Sendable {
   /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
   /// this reason, after the breaker and the budget counted it as any failure.
   package var retryRefusal: RetryStopReason?
+  /// The run's side of the environment's ``RetryMetrics``, if it has one.
+  private var recorder: RunRecorder?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -55,7 +57,8 @@ package struct RetryRun: Sendable {
   @inline(__always)
   package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
-    attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal
+    attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal,
+    startedAt start: C.Instant? = nil
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
@@ -65,7 +68,9 @@ package struct RetryRun: Sendable {
     self.init(
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
       breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
-    if isTimed { startStopwatch(on: clock) }
+    if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    // `start`: the first attempt, made by `run` itself, started then (and was counted).
+    if isTimed { startStopwatch(on: clock, at: start) }
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
@@ -90,10 +95,16 @@ package struct RetryRun: Sendable {
     self.stopwatch = nil
   }
 
+  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
+  @usableFromInline
+  package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
+    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
+  }
+
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
   @usableFromInline
-  mutating func startStopwatch<C: Clock<Duration>>(on clock: C) {
-    stopwatch = Stopwatch(clock: clock, start: clock.now)
+  mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
+    stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
 
   /// The attempts started so far.
@@ -124,14 +135,14 @@ package struct RetryRun: Sendable {
         if let error = pendingError, let deadline = machine.deadline,
           (given ?? episodeElapsed()) > deadline
         {
-          throw stop(.deadlineExceeded, error, in: environment)
+          throw stop(.deadlineExceeded, error, in: environment, elapsed: given)
         }
       case .breaker:
         if circuit != nil,
           let refusal = circuit?.admit(attempt: machine.attempts + 1, in: environment)
         {
           // The first attempt throws the circuit's error, a later one the last error.
-          throw stop(.circuitOpen, pendingError ?? refusal, in: environment)
+          throw stop(.circuitOpen, pendingError ?? refusal, in: environment, elapsed: given)
         }
       case .throttle:
         if shedding != nil,
@@ -139,19 +150,19 @@ package struct RetryRun: Sendable {
         {
           circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
           environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .throttled))
-          throw stop(.throttled, pendingError ?? refusal, in: environment)
+          throw stop(.throttled, pendingError ?? refusal, in: environment, elapsed: given)
         }
       case .limit:
         if shedding != nil, let refusal = shedding?.admitLimit() {
           circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
           environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .limitExceeded))
-          throw stop(.limitExceeded, pendingError ?? refusal, in: environment)
+          throw stop(.limitExceeded, pendingError ?? refusal, in: environment, elapsed: given)
         }
       case .budget:
         if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
           circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
           _ = shedding?.release(isMeasured: false)
-          throw stop(.budgetExhausted, error, in: environment)
+          throw stop(.budgetExhausted, error, in: environment, elapsed: given)
         }
       case .attemptTimeout, .hedge, .rules:
         // Asked by the driver around the attempt, and after it failed.
@@ -164,7 +175,9 @@ package struct RetryRun: Sendable {
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    environment.report(.attemptStarted(attempt: machine.attempts))
+    let attempt = machine.attempts
+    let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
+    environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
   }
 
   /// Gives back the limit's slot of the attempt that ended and counts a throttle's accept;
@@ -180,10 +193,12 @@ package struct RetryRun: Sendable {
 
   /// Reports that the last attempt succeeded and the run is over.
   @usableFromInline
-  package mutating func finishSucceeded(in environment: borrowing RetryEnvironment) {
+  package mutating func finishSucceeded(
+    in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
+  ) {
     circuit?.succeeded(attempt: machine.attempts, in: environment)
     if shedding != nil { releaseShedding(isMeasured: true, isAccept: true, in: environment) }
-    finish(.succeeded, in: environment)
+    finish(.succeeded, in: environment, elapsed: given)
   }
 
   /// Reports that the attempt under way delivered (a sequence's first element): a success
@@ -235,7 +250,10 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    environment.report(.attemptFailed(attempt: machine.attempts, error: error))
+    let attempt = machine.attempts
+    let now = recorder == nil ? Duration.zeroInline : given ?? self.elapsed()
+    environment.report(
+      .attemptFailed(attempt: attempt, error: error), recording: &recorder, at: now)
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
@@ -260,22 +278,27 @@ package struct RetryRun: Sendable {
         circuit?.failed(attempt: machine.attempts, counts: counts, in: environment) ?? false
       // A run whose own failure opened the circuit ends at once: it never waits out a
       // delay before a retry the circuit would refuse.
-      if opened, case .retry = action { throw stop(.circuitOpen, error, in: environment) }
+      if opened, case .retry = action {
+        throw stop(.circuitOpen, error, in: environment, elapsed: given)
+      }
     }
-    if let retryRefusal, case .retry = action { throw stop(retryRefusal, error, in: environment) }
+    if let retryRefusal, case .retry = action {
+      throw stop(retryRefusal, error, in: environment, elapsed: given)
+    }
     switch action {
     case .giveUp(let reason):
-      throw stop(reason, error, in: environment)
+      throw stop(reason, error, in: environment, elapsed: given)
     case .retry(let index, let delay):
       var hook: (@Sendable (RetryHookContext) async throws -> Void)?
       if let name = machine.hookName(ofRule: index) {
         hook = environment.hooks[name]
         if hook == nil {
-          throw stop(.hookFailed, UnregisteredHookError(name: name), in: environment)
+          throw stop(
+            .hookFailed, UnregisteredHookError(name: name), in: environment, elapsed: given)
         }
       }
       if let budget, !isFirstOfEpisode, !budget.hasToken {
-        throw stop(.budgetExhausted, error, in: environment)
+        throw stop(.budgetExhausted, error, in: environment, elapsed: given)
       }
       environment.report(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
@@ -338,22 +361,32 @@ package struct RetryRun: Sendable {
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
   private mutating func stop(
-    _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment
+    _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
+    elapsed given: Duration? = nil
   ) -> any Error {
     // However the run ends, the attempt under way no longer holds the circuit's probe.
     circuit?.release()
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
-    finish(.failed(reason), in: environment)
+    let attempt = machine.attempts
+    let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
+    environment.report(
+      .gaveUp(attempt: attempt, reason: reason, error: thrown), recording: &recorder, at: now)
+    finish(.failed(reason), in: environment, elapsed: given)
     return thrown
   }
 
-  private func finish(_ outcome: RetryOutcome, in environment: borrowing RetryEnvironment) {
+  private mutating func finish(
+    _ outcome: RetryOutcome, in environment: borrowing RetryEnvironment,
+    elapsed given: Duration? = nil
+  ) {
     guard environment.isObserved else { return }
+    let elapsed = given ?? elapsed()
     let summary = RetrySummary(
-      attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed(), outcome: outcome)
-    environment.report(.finished(summary))
+      attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed, outcome: outcome)
+    // (The summary is a local: the event's closure must not read `self` while the recorder,
+    // a part of it, is written.)
+    environment.report(.finished(summary), recording: &recorder, at: elapsed)
   }
 
   /// The time since the run's first attempt, or zero when nothing needs it (see

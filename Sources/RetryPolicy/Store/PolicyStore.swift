@@ -39,22 +39,34 @@ public final class PolicyStore: Sendable {
   public let path: String
   /// The vocabulary every read of the file is checked against.
   public let vocabulary: Vocabulary
+  /// The metrics every ``run(_:in:_:)`` records into, unless its environment has its own.
+  public let metrics: RetryMetrics?
 
-  private let state: Mutex<Snapshot>
+  private let state: Locked<Snapshot>
 
   /// Reads and checks the policy file at `path`.
   ///
   /// Throws ``PolicyCompileError`` (naming the file by its path) with every diagnostic when
-  /// the file has an error, cannot be read, or is larger than ``maximumFileSize``.
-  public init(path: String, vocabulary: Vocabulary = .open) throws {
+  /// the file has an error, cannot be read, or is larger than ``maximumFileSize``. The runs of
+  /// ``run(_:in:_:)`` record into `metrics`, by policy name, across reloads.
+  public init(path: String, vocabulary: Vocabulary = .open, metrics: RetryMetrics? = nil) throws {
     self.path = path
     self.vocabulary = vocabulary
+    self.metrics = metrics
     let read = PolicyFileRead(path: path)
     let analysis = Self.check(read, vocabulary: vocabulary)
     guard let policies = analysis.policies else {
-      throw PolicyCompileError(diagnostics: analysis.diagnostics, sourceName: path)
+      throw PolicyCompileError(
+        diagnostics: analysis.diagnostics, sourceName: Self.displayName(of: path))
     }
-    state = Mutex(Snapshot(policies: policies, identity: read.identity, previous: nil))
+    state = Locked(Snapshot(policies: policies, version: read.version, previous: nil))
+  }
+
+  /// The name messages give the file: its path, or `<empty path>` for an empty one.
+  var displayName: String { Self.displayName(of: path) }
+
+  private static func displayName(of path: String) -> String {
+    path.isEmpty ? "<empty path>" : path
   }
 
   /// The current policy of that name, or nil when the file has none.
@@ -117,14 +129,19 @@ public final class PolicyStore: Sendable {
       throw PolicyStoreError.unknownPolicy(
         name, suggestion: Suggestion.nearest(to: name, in: names))
     }
+    // Counted so that a reload that removes the name can say that runs of it are in flight.
+    entry.runs.enter()
+    defer { entry.runs.leave() }
     let bindsBudget =
       entry.budget != nil && environment.budget == nil && environment.budgets[name] == nil
     let bindsBreaker =
       entry.breaker != nil && environment.breaker == nil && environment.breakers[name] == nil
-    guard bindsBudget || bindsBreaker else {
+    let bindsMetrics = metrics != nil && environment.metrics == nil
+    guard bindsBudget || bindsBreaker || bindsMetrics else {
       return try await entry.policy.run(in: environment, operation)
     }
     var bound = environment
+    if bindsMetrics { bound.metrics = metrics }
     if bindsBudget { bound.budgets[name] = entry.budget }
     if bindsBreaker { bound.breakers[name] = entry.breaker }
     return try await entry.policy.run(in: bound, operation)
@@ -142,25 +159,39 @@ public final class PolicyStore: Sendable {
   /// Applies a read of the file, unless it has errors.
   func apply(_ read: PolicyFileRead) -> PolicyReload {
     let analysis = Self.check(read, vocabulary: vocabulary)
+    let version = read.version.flatMap { PolicyReload.versionName($0.resolvedPath, of: path) }
     guard let policies = analysis.policies else {
       let generation = state.withLock { $0.generation }
-      return PolicyReload(
-        sourceName: path, diagnostics: analysis.diagnostics, changedPolicies: [],
+      var reload = PolicyReload(
+        sourceName: displayName, diagnostics: analysis.diagnostics, changedPolicies: [],
         generation: generation)
+      reload.version = version
+      return reload
     }
     return state.withLock { snapshot in
-      let next = Snapshot(policies: policies, identity: read.identity, previous: snapshot)
+      let next = Snapshot(policies: policies, version: read.version, previous: snapshot)
       let changed = next.changes(from: snapshot)
+      let removedInUse = snapshot.names.compactMap { name -> (String, Int)? in
+        guard next.entries[name] == nil, let runs = snapshot.entries[name]?.runs else {
+          return nil
+        }
+        let count = runs.current
+        return count > 0 ? (name, count) : nil
+      }
       snapshot = next
-      return PolicyReload(
-        sourceName: path, diagnostics: [], changedPolicies: changed,
+      var reload = PolicyReload(
+        sourceName: displayName, diagnostics: [], changedPolicies: changed,
         generation: next.generation, warnings: analysis.warnings)
+      reload.version = version
+      reload.removedWhileRunning = removedInUse.map(\.0)
+      reload.runsOfRemoved = removedInUse.reduce(0) { $0 + $1.1 }
+      return reload
     }
   }
 
-  /// The identity of the file the store last applied (or was made from).
-  var appliedIdentity: PolicyFileRead.Identity? {
-    state.withLock { $0.identity }
+  /// The version of the file the store last applied (or was made from).
+  var appliedVersion: PolicyFileVersion? {
+    state.withLock { $0.version }
   }
 
   /// The compiled policies of a read, or the diagnostics that keep it from being applied.
@@ -173,6 +204,10 @@ public final class PolicyStore: Sendable {
     case .success(let bytes):
       let analysis = analyze(policyFile: bytes, vocabulary: vocabulary)
       if analysis.hasErrors { return (nil, analysis.diagnostics, []) }
+      // A file with no policy would remove every name, its budget and its breaker.
+      guard !analysis.policies.isEmpty else {
+        return (nil, [Diagnostic(.noPoliciesInStore, at: .fileStart)], [])
+      }
       return (analysis.policies, [], analysis.warnings)
     }
   }
@@ -185,6 +220,8 @@ private struct Snapshot: Sendable {
     var policy: CompiledPolicy
     var budget: RetryBudget?
     var breaker: CircuitBreaker?
+    /// The runs of the name in flight; kept across reloads while the name stays.
+    var runs: RunCount
   }
 
   var entries: [String: Entry]
@@ -192,12 +229,12 @@ private struct Snapshot: Sendable {
   var names: [String]
   /// The entries in the order of `names`, for the lookup of a small file.
   var ordered: [Entry]
-  var identity: PolicyFileRead.Identity?
+  var version: PolicyFileVersion?
   var generation: Int
 
   /// The snapshot of `policies`, keeping from `previous` the budget of every name whose
   /// `budget` clause did not change.
-  init(policies: [CompiledPolicy], identity: PolicyFileRead.Identity?, previous: Snapshot?) {
+  init(policies: [CompiledPolicy], version: PolicyFileVersion?, previous: Snapshot?) {
     var entries: [String: Entry] = [:]
     var names: [String] = []
     for policy in policies {
@@ -217,12 +254,14 @@ private struct Snapshot: Sendable {
           old?.policy.breaker == policy.breaker
           ? old?.breaker ?? CircuitBreaker() : CircuitBreaker()
       }
-      entries[name] = Entry(policy: policy, budget: budget, breaker: breaker)
+      entries[name] = Entry(
+        policy: policy, budget: budget, breaker: breaker,
+        runs: previous?.entries[name]?.runs ?? RunCount(0))
     }
     self.entries = entries
     self.names = names
     ordered = names.compactMap { entries[$0] }
-    self.identity = identity
+    self.version = version
     generation = previous.map { $0.generation + 1 } ?? 0
   }
 
@@ -242,13 +281,30 @@ private struct Snapshot: Sendable {
   }
 }
 
+/// How many runs of a name are in flight.
+final class RunCount: Sendable {
+  private let count: Atomic<Int>
+
+  init(_ count: Int) { self.count = Atomic(count) }
+
+  /// A run starts.
+  func enter() { count.wrappingAdd(1, ordering: .relaxed) }
+
+  /// A run ends.
+  func leave() { count.wrappingSubtract(1, ordering: .relaxed) }
+
+  /// The runs in flight now.
+  var current: Int { count.load(ordering: .relaxed) }
+}
+
 /// The result of reading a store's file again: applied, or why not.
 public struct PolicyReload: Sendable, CustomStringConvertible {
-  /// The path of the file.
+  /// The path of the file, as the store was given it.
   public var sourceName: String
   /// Why the file was not applied; empty when it was.
   ///
-  /// Its errors (and warnings), or a diagnostic saying that it cannot be read or is too large.
+  /// Its errors (and warnings), or a diagnostic saying that it cannot be read, is not a
+  /// regular file, is too large, or has no policy.
   public var diagnostics: [Diagnostic]
   /// The names of the policies that were added, changed or removed, when applied.
   public var changedPolicies: [String]
@@ -256,19 +312,70 @@ public struct PolicyReload: Sendable, CustomStringConvertible {
   public var generation: Int
   /// The warnings of an applied file.
   public var warnings: [Diagnostic] = []
+  /// The version of the file that was read: the path its symbolic links resolve to, relative
+  /// to the folder of ``sourceName`` when it lies below it (a ConfigMap's
+  /// `..2026_11_27_10_00_00.123/policies.retry`), else absolute; nil when nothing was read.
+  public var version: String?
+  /// The names this reload removed while runs of them were in flight.
+  ///
+  /// Such runs finish under
+  /// the policy they started with; new runs of these names throw
+  /// ``PolicyStoreError/unknownPolicy(_:suggestion:)``.
+  public var removedWhileRunning: [String] = []
+  /// How many runs of ``removedWhileRunning`` were in flight.
+  public var runsOfRemoved = 0
 
   /// Whether the file was applied.
   public var isApplied: Bool { diagnostics.isEmpty }
 
-  /// `FILE: applied (payments changed)`, or each diagnostic as `FILE:LINE:COL: error: …`.
+  /// Creates the result of a reload.
+  public init(
+    sourceName: String, diagnostics: [Diagnostic], changedPolicies: [String], generation: Int,
+    warnings: [Diagnostic] = []
+  ) {
+    self.sourceName = sourceName
+    self.diagnostics = diagnostics
+    self.changedPolicies = changedPolicies
+    self.generation = generation
+    self.warnings = warnings
+  }
+
+  /// `FILE: applied (payments changed)`, with `FILE → VERSION` when the path leads through
+  /// symbolic links elsewhere; or each diagnostic as `FILE:LINE:COL: error: …`, then
+  /// `FILE → VERSION: not applied`.
   public var description: String {
+    let named = version.map { "\(sourceName) → \($0)" } ?? sourceName
     guard isApplied else {
-      return diagnostics.map { "\(sourceName):\($0.description)" }.joined(separator: "\n")
+      let lines = diagnostics.map { "\(sourceName):\($0.description)" }
+      return (lines + (version == nil ? [] : ["\(named): not applied"]))
+        .joined(separator: "\n")
     }
-    let what =
+    var what =
       changedPolicies.isEmpty
       ? "no policy changed" : changedPolicies.joined(separator: ", ") + " changed"
-    return "\(sourceName): applied (\(what))"
+    if !removedWhileRunning.isEmpty {
+      let runs = runsOfRemoved == 1 ? "1 run" : "\(runsOfRemoved) runs"
+      what +=
+        "; \(removedWhileRunning.joined(separator: ", ")) removed while \(runs) of it went on"
+    }
+    return "\(named): applied (\(what))"
+  }
+
+  /// How a reload names the version of `path` it read: nil when `resolved` is the path
+  /// itself (no symbolic link on the way), the part below the path's folder when it lies
+  /// there, else `resolved` whole.
+  package static func versionName(_ resolved: String, of path: String) -> String? {
+    let slash = path.lastIndex(of: "/")
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    let folder = slash.map { String(path[..<$0]) } ?? "."
+    let base = PolicyFileReader.resolvedPath(Array((folder.isEmpty ? "/" : folder).utf8))
+    let prefix = String(decoding: base, as: UTF8.self)
+    let below =
+      resolved.hasPrefix(prefix + "/") ? String(resolved.dropFirst(prefix.count + 1)) : nil
+    if let below {
+      return below == name ? nil : below
+    }
+    return resolved == path ? nil : resolved
   }
 }
 

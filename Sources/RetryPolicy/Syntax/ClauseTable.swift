@@ -206,20 +206,21 @@ package struct ClauseSpec: Sendable {
     return text
   }
 
-  /// The words of the clause's arguments (`over`, `min`, `for`), in order.
-  package var words: [String] { arguments.compactMap(\.word) }
-
   /// The clause as the grammar writes it: `breaker P% [over D] [min N] [for D]`.
   package var form: String {
     ([keyword.text] + arguments.map(\.form).filter { !$0.isEmpty }).joined(separator: " ")
   }
 
-  /// The limits in words, for documentation and hover: `P 1 … 100; over 1s … 24h (30s)`.
-  package var limitsText: String {
+  /// The limits in words, as Grammar/README.md writes them, for documentation and hover:
+  /// `P a whole percentage, 1% … 100%; over 1s … 24h (30s); min 1 … 1000000 (20); …`.
+  package var limits: String {
     arguments.filter { !$0.limits.text.isEmpty }.map { argument in
-      let name = argument.word ?? argument.placeholder
-      let value = argument.defaultValue.isEmpty ? "" : " (default \(argument.defaultValue))"
-      return "\(name) \(argument.limits.text)\(value)"
+      let name =
+        argument.word
+        ?? String(argument.placeholder.prefix { $0 != " " && $0 != "%" && $0 != "," })
+      let range = argument.limits.text.replacing(" to ", with: " … ")
+      let value = argument.defaultValue.isEmpty ? "" : " (\(argument.defaultValue))"
+      return "\(name) \(range)\(value)"
     }.joined(separator: "; ")
   }
 
@@ -281,7 +282,7 @@ package enum ClauseTable {
         ArgumentSpec(.duration, "D", limits: positiveDuration),
         ArgumentSpec(
           .growth, "xF | +I", isOptional: true,
-          limits: ArgumentLimits(.factor, "F 1 to 1000; I \(durationText)"), defaultValue: "x2"),
+          limits: ArgumentLimits(.factor, "1 to 1000"), defaultValue: "x2"),
       ],
       argumentSnippet: "${1:1s} x${2:2}",
       summary: "exponential (D xF) or linear (D +I) delays"),

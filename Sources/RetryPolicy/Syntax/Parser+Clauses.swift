@@ -129,7 +129,7 @@ extension PolicyParser {
     let spec = clause.spec
     let keywordRange = token.range
     advance()
-    var values = [ArgumentSyntax?](repeating: nil, count: spec.arguments.count)
+    var syntax = ClauseSyntax(clause: clause, keywordRange: keywordRange, range: keywordRange)
     var index = 0
     // The positional arguments.
     while index < spec.arguments.count, spec.arguments[index].word == nil {
@@ -139,7 +139,7 @@ extension PolicyParser {
         continue
       }
       guard let value = parseValue(argument, after: keyword.text, of: spec) else { return false }
-      values[index] = value
+      syntax.setArgument(value, at: index)
       index += 1
     }
     // The arguments after words of their own.
@@ -149,14 +149,14 @@ extension PolicyParser {
       let wordRange = token.range
       let word = spec.arguments[found].word ?? ""
       advance()
-      if values[found] != nil {
+      if syntax.argument(found) != nil {
         report(.repeatedWord(word, in: spec.text), at: wordRange)
       } else if let later = written.first(where: { $0.index > found }) {
         let before = spec.arguments[later.index].word ?? ""
         guard let value = parseValue(spec.arguments[found], after: word, of: spec) else {
           return false
         }
-        values[found] = value
+        syntax.setArgument(value, at: found)
         reportMisplaced(word, before: before, in: spec.text, at: wordRange, after: later.range)
         written.append((found, wordRange))
         continue
@@ -164,13 +164,13 @@ extension PolicyParser {
       guard let value = parseValue(spec.arguments[found], after: word, of: spec) else {
         return false
       }
-      if values[found] == nil {
-        values[found] = value
+      if syntax.argument(found) == nil {
+        syntax.setArgument(value, at: found)
         written.append((found, wordRange))
       }
     }
     for (offset, argument) in spec.arguments.enumerated()
-    where offset >= firstWorded && !argument.isOptional && values[offset] == nil {
+    where offset >= firstWorded && !argument.isOptional && syntax.argument(offset) == nil {
       if token.kind != .error {
         report(
           argument.expectedWord ?? .expectedWord(argument.word ?? "", in: spec.text),
@@ -178,10 +178,8 @@ extension PolicyParser {
       }
       return false
     }
-    clauses.append(
-      ClauseSyntax(
-        clause: clause, arguments: values, keywordRange: keywordRange,
-        range: SourceRange(start: keywordRange.start, end: previousEnd)))
+    syntax.range = SourceRange(start: keywordRange.start, end: previousEnd)
+    clauses.append(syntax)
     return true
   }
 

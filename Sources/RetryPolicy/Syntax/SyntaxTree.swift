@@ -134,21 +134,54 @@ package struct RetryHeadSyntax: Sendable, Hashable {
 package struct ClauseSyntax: Sendable, Hashable {
   /// The clause, as the clause table names it.
   package var clause: Clause
-  /// One value for each argument of the clause's entry (`clause.spec.arguments`), in the
-  /// entry's order; nil for an optional argument left out.
-  package var arguments: [ArgumentSyntax?]
+  /// The value of the entry's first argument; most clauses have one argument, kept here.
+  private var first: ArgumentSyntax?
+  /// The values of the entry's other arguments, in order, without the omitted ones at the
+  /// end: a clause of one argument holds no array.
+  private var rest: [ArgumentSyntax?] = []
   /// The range of the clause's keyword (`backoff`), where diagnostics about it point.
   package var keywordRange: SourceRange
   /// From the keyword to the end of the last argument.
   package var range: SourceRange
 
+  /// A clause without its arguments yet (see `setArgument(_:at:)`).
+  package init(clause: Clause, keywordRange: SourceRange, range: SourceRange) {
+    self.clause = clause
+    self.keywordRange = keywordRange
+    self.range = range
+  }
+
+  /// A clause with one value for each argument of its entry, in the entry's order; nil for
+  /// an optional argument left out.
   package init(
     clause: Clause, arguments: [ArgumentSyntax?], keywordRange: SourceRange, range: SourceRange
   ) {
-    self.clause = clause
-    self.arguments = arguments
-    self.keywordRange = keywordRange
-    self.range = range
+    self.init(clause: clause, keywordRange: keywordRange, range: range)
+    for (index, value) in arguments.enumerated() where value != nil {
+      setArgument(value, at: index)
+    }
+  }
+
+  /// One value for each argument of the clause's entry (`clause.spec.arguments`), in the
+  /// entry's order; nil for an optional argument left out.
+  package var arguments: [ArgumentSyntax?] {
+    (0..<clause.spec.arguments.count).map(argument)
+  }
+
+  /// The value of the argument at `index` of the clause's entry, if given.
+  package func argument(_ index: Int) -> ArgumentSyntax? {
+    if index == 0 { return first }
+    return index - 1 < rest.count ? rest[index - 1] : nil
+  }
+
+  /// Sets the value of the argument at `index` of the clause's entry.
+  package mutating func setArgument(_ value: ArgumentSyntax?, at index: Int) {
+    guard index > 0 else {
+      first = value
+      return
+    }
+    while rest.count < index { rest.append(nil) }
+    rest[index - 1] = value
   }
 
   /// The clause's keyword as written in the language, such as `backoff`.
@@ -156,11 +189,6 @@ package struct ClauseSyntax: Sendable, Hashable {
 
   /// Whether the clause belongs to the whole policy rather than to one rule.
   package var isPolicyWide: Bool { clause.isPolicyWide }
-
-  /// The value of the argument at `index` of the clause's entry, if given.
-  package func argument(_ index: Int) -> ArgumentSyntax? {
-    index < arguments.count ? arguments[index] : nil
-  }
 
   /// The duration at `index`, if given.
   package func duration(_ index: Int) -> DurationLiteralSyntax? {

@@ -48,8 +48,12 @@ enum CheckCommand: Subcommand {
 
       With '--watch' the check runs again whenever one of the files changes (an edit, an
       atomic rename, a symbolic link that now leads elsewhere, a file added to or removed from
-      a folder), with a note saying which, until interrupted: for editing policies beside a
-      running service whose PolicyStore reloads them.
+      a folder, a new or broken link, a file that became a folder or a named pipe), with a
+      note saying which, until interrupted: for editing policies beside a running service
+      whose PolicyStore reloads them. On Linux the folders are watched with inotify, so a
+      look with no change costs next to nothing; elsewhere every look walks them. Under
+      '--watch' only regular files are read: a named pipe, even one named here, is reported
+      as not a regular file, never waited on.
 
       A name that the build plugin cannot give Swift code is an error too ('swift-name'), as
       in 'generate': a policy named 'Type' or 'Protocol' (Swift reads RetryPolicies.Type as
@@ -145,13 +149,24 @@ enum CheckCommand: Subcommand {
   /// `check --watch`: checks, then checks again each time a file (or the set of files)
   /// changes, looking every `interval`, for `rounds` looks (nil: until interrupted).
   ///
+  /// The folders the arguments name (walked again after every change) and the folders of
+  /// each file and of the file each link leads to are watched with the platform's
+  /// notifications (inotify on Linux): a look with no notification costs one read. Where the
+  /// platform has none (or a folder cannot be watched), each look walks the arguments again.
+  /// Either way a new file or link, a broken link, a file that became a folder, a named pipe
+  /// or anything else, and an edit are noticed at the first look after them. Files are only
+  /// read when they are regular files, so a named pipe never blocks a watch.
+  ///
   /// Returns the status of the last check.
   static func watch(
     _ options: Options, context: CommandContext, clock: some Clock<Duration>,
     interval: Duration = .milliseconds(500), rounds: Int?
   ) async -> Int32 {
     var status = check(options, context: context)
-    var seen = identities(options, context: context)
+    var seen = WatchScan(options, context: context)
+    var notifications = Platform.watchFolders(seen.watchedFolders)
+    defer { notifications.map { _ = Platform.close($0) } }
+    var mustLook = false
     var round = 0
     while rounds.map({ round < $0 }) ?? true {
       round += 1
@@ -160,9 +175,19 @@ enum CheckCommand: Subcommand {
       } catch {
         break
       }
-      let now = identities(options, context: context)
-      guard now != seen else { continue }
-      let changed = Set(now.keys).union(seen.keys).filter { now[$0] != seen[$0] }.sorted()
+      if let descriptor = notifications, !mustLook, !Platform.takeFolderChanges(descriptor) {
+        continue
+      }
+      mustLook = false
+      let now = WatchScan(options, context: context)
+      // Watch the folders of now; a change the old watch saw meanwhile is looked at next.
+      if let old = notifications {
+        notifications = Platform.watchFolders(now.watchedFolders)
+        mustLook = Platform.takeFolderChanges(old)
+        Platform.close(old)
+      }
+      guard now.fingerprints != seen.fingerprints else { continue }
+      let changed = now.changes(from: seen)
       seen = now
       context.output.writeError(
         "retry-policy: note: changed: \(changed.joined(separator: ", ")); checking again\n")
@@ -171,20 +196,54 @@ enum CheckCommand: Subcommand {
     return status
   }
 
-  /// The identity of each file the arguments name now (nil for one that cannot be read).
-  private static func identities(
-    _ options: Options, context: CommandContext
-  ) -> [String: PolicyFileRead.Identity?] {
-    let quiet = CommandContext(
-      output: Output(destination: .capture, outputUsesColor: false, errorUsesColor: false),
-      environment: context.environment, input: Data())
-    var result: [String: PolicyFileRead.Identity?] = [:]
-    for file in PolicyInput.expand(options.arguments, context: quiet).files {
-      guard let path = file.path else { continue }
-      let text = String(decoding: path, as: UTF8.self)
-      result[file.name] = PolicyFileRead.Identity(path: text)
+  /// What `check --watch` sees of its arguments at one look, without reading a file.
+  struct WatchScan {
+    /// What one path is at one look.
+    enum Fingerprint: Equatable {
+      /// A file to check, and its version (nil: it went away since it was listed).
+      case file(PolicyFileVersion?)
+      /// A path that cannot be read or listed: a broken link, a named pipe in a folder.
+      case unreadable(String)
     }
-    return result
+
+    /// Each path, by the name messages give it.
+    var fingerprints: [String: Fingerprint] = [:]
+    /// The folders to watch: every folder walked, and the folder of each file and of the
+    /// file its links lead to (a ConfigMap's `..data` target).
+    var watchedFolders: [[UInt8]] = []
+
+    init(_ options: Options, context: CommandContext) {
+      let quiet = CommandContext(
+        output: Output(destination: .capture, outputUsesColor: false, errorUsesColor: false),
+        environment: context.environment, input: Data())
+      let expansion = PolicyInput.expand(options.arguments, context: quiet)
+      var folders = Set(expansion.folders)
+      for file in expansion.files {
+        guard let path = file.path else { continue }
+        fingerprints[file.name] = .file(PolicyFileVersion(path: path))
+        folders.insert(FileReplacement.folder(of: path))
+        folders.insert(FileReplacement.folder(of: PolicyFileReader.resolvedPath(path)))
+      }
+      for error in expansion.errors {
+        fingerprints[error.path] = .unreadable(error.message)
+        folders.insert(FileReplacement.folder(of: context.pathBytes(error.path)))
+      }
+      for folder in expansion.empty { fingerprints[folder] = .unreadable("empty") }
+      for loop in expansion.loops { fingerprints[loop] = .unreadable("loop") }
+      watchedFolders = folders.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// The paths that differ from `previous`, sorted; a link's names the version it now
+    /// leads to: `policies.retry → ..2026_11_27_…/policies.retry`.
+    func changes(from previous: WatchScan) -> [String] {
+      let keys = Set(fingerprints.keys).union(previous.fingerprints.keys)
+      return keys.filter { fingerprints[$0] != previous.fingerprints[$0] }.sorted().map { name in
+        guard case .file(let version?) = fingerprints[name],
+          let target = PolicyReload.versionName(version.resolvedPath, of: name)
+        else { return name }
+        return "\(name) → \(target)"
+      }
+    }
   }
 
   /// One check of every file the arguments name; returns the exit status.
@@ -194,7 +253,9 @@ enum CheckCommand: Subcommand {
     let expansion = PolicyInput.expand(options.arguments, context: context)
     var unreadable = expansion.errors
     var reports: [FileReport] = []
-    for file in expansion.files {
+    for var file in expansion.files {
+      // A watch never blocks on a named pipe, even one named on the command line.
+      if options.isWatching { file.isStream = false }
       switch PolicyInput.readBytes(file, context: context) {
       case .success(let data):
         // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.
@@ -202,8 +263,13 @@ enum CheckCommand: Subcommand {
         let analysis = analyze(policyFile: source, vocabulary: options.vocabulary)
         // The names `generate` cannot give the build are errors here too, so that a file
         // `check` passes also builds.
-        let diagnostics = PolicySwiftSource.merging(
+        var diagnostics = PolicySwiftSource.merging(
           PolicySwiftSource.nameDiagnostics(of: analysis.syntax), into: analysis.diagnostics)
+        if !analysis.hasErrors, analysis.policies.isEmpty {
+          let start = SourceLocation(line: 1, column: 1, offset: 0)
+          diagnostics.insert(
+            Diagnostic(.noPoliciesInFile, at: SourceRange(start: start, end: start)), at: 0)
+        }
         reports.append(
           FileReport(
             name: file.name, source: source, diagnostics: diagnostics,
@@ -214,7 +280,7 @@ enum CheckCommand: Subcommand {
       }
     }
     for error in unreadable.sorted(by: { $0.path < $1.path }) {
-      output.error(error.message)
+      error.report(to: output)
     }
     expansion.printWarnings(to: output)
     if isJSON {

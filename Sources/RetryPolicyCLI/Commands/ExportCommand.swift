@@ -181,7 +181,7 @@ enum GRPCFileExport {
     switch PolicyInput.readFileBytes(path, context: context) {
     case .success(let read): bytes = read
     case .failure(let error):
-      output.error(error.message)
+      error.report(to: output)
       return .failure(Status(code: ExitStatus.usage))
     }
     let analysis = analyze(policyFile: bytes)

@@ -63,7 +63,7 @@ enum ImportCommand: Subcommand {
       switch PolicyInput.readFileBytes(path, context: context) {
       case .success(let bytes): data = Data(bytes)
       case .failure(let error):
-        output.error(error.message)
+        error.report(to: output)
         return ExitStatus.usage
       }
     }

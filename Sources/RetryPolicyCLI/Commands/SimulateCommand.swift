@@ -10,8 +10,8 @@ enum SimulateCommand: Subcommand {
     name: "simulate",
     abstract: "run a policy on virtual time against scripted failures",
     usage: [
-      "simulate '<policy>' [--outcomes <list>] [--seed <n>] [--json]",
-      "simulate --file <file> [--policy <name>] [--outcomes <list>] [--seed <n>] [--json]",
+      "simulate '<policy>' [--outcomes <list>] [--seed <n>] [--json | --metrics]",
+      "simulate --file <file> [--policy <name>] [--outcomes <list>] [--seed <n>] [--json | --metrics]",
     ],
     discussion: """
       Runs the policy with the library's own runtime on a virtual clock (no real waiting)
@@ -33,6 +33,9 @@ enum SimulateCommand: Subcommand {
 
       Jitter draws from a seeded generator: '--seed N' repeats a run exactly; without it
       a seed is chosen and printed.
+
+      '--metrics' prints, instead of the timeline, the metrics the run recorded (the
+      families of RetryMetrics, durations on the virtual clock) as OpenMetrics text.
       """,
     options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
@@ -61,6 +64,7 @@ enum SimulateCommand: Subcommand {
     var script: OutcomeScript?
     var seed: UInt64?
     var isJSON = false
+    var isMetrics = false
     var selection = PolicySelection()
     var arguments: [String] = []
 
@@ -73,10 +77,15 @@ enum SimulateCommand: Subcommand {
           "seed", value: "N", help: "Seed of the jitter's random numbers (0 or more).", \.seed,
           .seed),
         .flag("json", help: "Print the timeline as JSON.", \.isJSON),
+        .flag(
+          "metrics", help: "Print the run's metrics (OpenMetrics text) instead.", \.isMetrics),
       ] + .group(\.selection)
     }
 
-    func validate() throws(UsageError) { try selection.validate() }
+    func validate() throws(UsageError) {
+      if isJSON, isMetrics { throw .other("'--json' and '--metrics' cannot be used together") }
+      try selection.validate()
+    }
   }
 
   static func run(_ options: Options, context: CommandContext) async -> Int32 {
@@ -91,12 +100,16 @@ enum SimulateCommand: Subcommand {
     }
     let outcomes = script ?? defaultScript(for: policy)
     let chosenSeed = seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
-    let simulation = Simulation(policy: policy, script: outcomes, seed: chosenSeed)
+    var simulation = Simulation(policy: policy, script: outcomes, seed: chosenSeed)
+    let metrics = options.isMetrics ? RetryMetrics() : nil
+    simulation.metrics = metrics
     guard let timeline = await simulation.run() else {
       output.error("internal error: the simulation did not finish")
       return ExitStatus.failure
     }
-    if options.isJSON {
+    if let metrics {
+      output.write(metrics.openMetricsText())
+    } else if options.isJSON {
       output.write(JSONWriter().write(SimulationRendering.jsonValue(timeline)) + "\n")
     } else {
       output.write(SimulationRendering.text(timeline, usesColor: output.outputUsesColor))

@@ -32,6 +32,11 @@ enum StormCommand: Subcommand {
       Defaults: 1000 clients, 1 request/s, capacity 1.5 × clients × rate, no outage,
       duration 120s or the outage's end + 60s, latency 50ms, timeout 1s, seed 1. The
       same options and seed give the same output, byte for byte.
+
+      '--metrics FILE' writes the metrics every simulated request's run recorded (the
+      families of RetryMetrics, on virtual time) as OpenMetrics text: a dashboard can be
+      built before deployment. A policy is labelled by its name; one given as text is
+      'anonymous', or, when several are compared, its text.
       """,
     options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",
@@ -91,9 +96,12 @@ enum StormCommand: Subcommand {
     }
     var results: [StormResult] = []
     let simulation = StormSimulation(scenario: scenario)
+    let metrics = options.metricsPath.map { _ in RetryMetrics() }
     for (name, policy) in policies {
+      var labelled = policy
+      if labelled.name == nil, policies.count > 1 { labelled.name = name }
       do {
-        var result = try simulation.run(policy)
+        var result = try simulation.run(labelled, metrics: metrics)
         result.name = name
         results.append(result)
       } catch {
@@ -105,6 +113,14 @@ enum StormCommand: Subcommand {
       let svg = StormSVG.render(results, scenario: scenario)
       let written = context.fileReplacement.write(
         context.pathBytes(path), contents: Array(svg.utf8))
+      if case .failure(let failure) = written {
+        output.error("cannot write '\(path)': \(failure.reason)")
+        return ExitStatus.usage
+      }
+    }
+    if let path = options.metricsPath, let metrics {
+      let written = context.fileReplacement.write(
+        context.pathBytes(path), contents: Array(metrics.openMetricsText().utf8))
       if case .failure(let failure) = written {
         output.error("cannot write '\(path)': \(failure.reason)")
         return ExitStatus.usage

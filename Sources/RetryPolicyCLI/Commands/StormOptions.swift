@@ -16,6 +16,7 @@ extension StormCommand {
     var seed: UInt64?
     var isJSON = false
     var svgPath: String?
+    var metricsPath: String?
     var selection = PolicySelection()
     var arguments: [String] = []
 
@@ -51,6 +52,9 @@ extension StormCommand {
         .option("seed", value: "S", help: "Seed of every random draw (0 or more).", \.seed, .seed),
         .flag("json", help: "Print the report as JSON.", \.isJSON),
         .option("svg", value: "FILE", help: "Also write an SVG chart to FILE.", \.svgPath, .text),
+        .option(
+          "metrics", value: "FILE",
+          help: "Also write the runs' metrics to FILE (OpenMetrics text).", \.metricsPath, .text),
       ] + .group(\.selection)
     }
 

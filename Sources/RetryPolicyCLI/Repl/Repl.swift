@@ -377,7 +377,7 @@ struct ReplSession {
   /// Reads a file's bytes; the lexer reports any that are not UTF-8.
   @Sendable static func readFileContents(_ path: String) throws -> [UInt8] {
     // The commands' one reader: at most `PolicyInput.sizeLimit` bytes, pipes and devices too.
-    Array(try PolicyInput.readFile(Array(path.utf8), name: path).get())
+    Array(try PolicyInput.readFile(Array(path.utf8), name: path, streams: .allowed).get())
   }
 
   private static func reason(_ error: any Error) -> String {

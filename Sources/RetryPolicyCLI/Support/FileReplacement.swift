@@ -1,3 +1,5 @@
+import RetryPolicy
+
 /// The one writer of every file a command writes (`fmt`, `generate --output`, `storm --svg`),
 /// so that a file is never lost and a special file is never replaced.
 ///
@@ -174,13 +176,15 @@ struct FileReplacement {
     return folder + [UInt8(ascii: ".")] + name + Array(".fmt-\(random).tmp".utf8)
   }
 
-  /// Reads a whole file by its path.
+  /// Reads a whole regular file by its path, through the library's reader (which never
+  /// blocks on a named pipe put in the file's place).
   static func readFile(_ path: [UInt8]) -> Result<[UInt8], PlatformError> {
-    switch Platform.openForReading(path) {
-    case .failure(let error): return .failure(error)
-    case .success(let descriptor):
-      defer { Platform.close(descriptor) }
-      return PolicyInput.readAll(descriptor).map { [UInt8]($0) }
+    switch PolicyFileReader.read(path: path, limit: PolicyInput.sizeLimit) {
+    case .success(let contents): .success(contents.bytes)
+    case .failure(.system(let code)): .failure(PlatformError(code))
+    case .failure(.tooLarge): .failure(PlatformError(Platform.fileTooLarge))
+    case .failure(.notRegularFile(.folder)): .failure(PlatformError(Platform.isFolder))
+    case .failure(.notRegularFile): .failure(PlatformError(Platform.notRegularFile))
     }
   }
 }

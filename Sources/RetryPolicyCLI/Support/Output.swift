@@ -97,6 +97,11 @@ final class Output {
     writeError("retry-policy: " + label("error:", color: "\u{1B}[1;31m") + " " + message + "\n")
   }
 
+  /// `LOCATION: error: MESSAGE` on standard error, as a diagnostic about a file is printed.
+  func fileError(at location: String, _ message: String) {
+    writeError(location + ": " + label("error:", color: "\u{1B}[1;31m") + " " + message + "\n")
+  }
+
   /// `retry-policy: warning: MESSAGE` on standard error.
   func warning(_ message: String) {
     writeError("retry-policy: " + label("warning:", color: "\u{1B}[1;35m") + " " + message + "\n")

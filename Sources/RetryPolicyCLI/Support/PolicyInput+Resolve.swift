@@ -98,7 +98,7 @@ extension PolicyInput {
     switch readFileBytes(path, context: context) {
     case .success(let bytes): source = bytes
     case .failure(let error):
-      output.error(error.message)
+      error.report(to: output)
       return .exit(ExitStatus.usage)
     }
     // Bytes, not a string: bytes that are not UTF-8 are errors, not U+FFFD.

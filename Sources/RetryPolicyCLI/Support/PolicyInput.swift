@@ -24,12 +24,25 @@ enum PolicyInput {
     var path: String
     /// A lowercase phrase: `no such file or directory`.
     var reason: String
+    /// What the path leads to when it is refused as not a regular file (`a named pipe`).
+    var refusedKind: String?
 
-    /// `cannot read 'PATH': REASON`, or `'PATH' is larger than 64 MiB`.
+    /// `cannot read 'PATH': REASON`, `'PATH' is larger than 64 MiB`, or for a path refused as
+    /// not a regular file, the message of `not-a-regular-file`.
     var message: String {
-      isTooLarge
+      if let refusedKind {
+        return DiagnosticMessage.notRegularFile(refusedKind, keepsPolicies: false).text
+      }
+      return isTooLarge
         ? "'\(path)' is larger than \(PolicyInput.sizeLimitText)"
         : "cannot read '\(path)': \(reason)"
+    }
+
+    /// Prints the error on standard error: `retry-policy: error: MESSAGE`, or for a path
+    /// refused as not a regular file `PATH:1:1: error: MESSAGE`, as the store says it.
+    func report(to output: Output) {
+      guard refusedKind != nil else { return output.error(message) }
+      output.fileError(at: "\(path):1:1", message)
     }
 
     /// Whether the file is past ``PolicyInput/sizeLimit``.
@@ -42,6 +55,17 @@ enum PolicyInput {
 
     init(path: String, error: PlatformError) {
       self.init(path: path, reason: error.reason)
+    }
+
+    /// The error of the library's reader.
+    init(path: String, error: PolicyFileReadError) {
+      switch error {
+      case .system(let code): self.init(path: path, error: PlatformError(code))
+      case .tooLarge: self.init(path: path, error: PlatformError(Platform.fileTooLarge))
+      case .notRegularFile(let kind):
+        self.init(path: path, reason: error.reason)
+        refusedKind = kind.phrase
+      }
     }
   }
 
@@ -91,11 +115,13 @@ enum PolicyInput {
     var empty: [String] = []
     /// Symbolic links that lead back to a folder being walked (not followed).
     var loops: [String] = []
+    /// Every folder walked, as given or reached (`check --watch` watches them).
+    var folders: [[UInt8]] = []
 
     /// Reports the paths that cannot be read (errors) and the warnings; returns whether any
     /// path could not be read.
     func reportProblems(to output: Output) -> Bool {
-      for error in errors { output.error(error.message) }
+      for error in errors { error.report(to: output) }
       printWarnings(to: output)
       return !errors.isEmpty
     }
@@ -149,22 +175,16 @@ enum PolicyInput {
     return 0
   }
 
-  /// Reads a descriptor to its end: files, pipes, terminals and devices alike; past `limit`
-  /// bytes (``sizeLimit``) it stops with `EFBIG` (``Platform/fileTooLarge``), having held
-  /// at most `limit` bytes.
+  /// Reads a descriptor to its end, through the library's reader.
+  ///
+  /// Files, pipes, terminals and devices alike; past `limit` bytes (``sizeLimit``) it stops
+  /// with `EFBIG` (``Platform/fileTooLarge``), having held at most `limit` bytes.
   static func readAll(_ descriptor: Int32, limit: Int = sizeLimit) -> Result<Data, PlatformError> {
-    var data = Data()
-    while true {
-      switch Platform.read(descriptor) {
-      case .bytes(let bytes):
-        guard bytes.count <= limit - data.count else {
-          return .failure(PlatformError(Platform.fileTooLarge))
-        }
-        data.append(contentsOf: bytes)
-      case .end: return .success(data)
-      case .interrupted: continue
-      case .failure(let code): return .failure(PlatformError(code))
-      }
+    switch PolicyFileReader.readToEnd(descriptor, limit: limit) {
+    case .success(let bytes): .success(Data(bytes))
+    case .failure(.system(let code)): .failure(PlatformError(code))
+    case .failure(.tooLarge), .failure(.notRegularFile):
+      .failure(PlatformError(Platform.fileTooLarge))
     }
   }
 
@@ -185,36 +205,33 @@ enum PolicyInput {
     case .success(let data):
       return data
     case .failure(let error):
-      context.output.error(error.message)
+      error.report(to: context.output)
       unreadable = true
       return nil
     }
   }
 
-  /// Reads a policy file's bytes, as ``read(_:context:)`` does.
+  /// Reads a policy file's bytes, as ``read(_:context:)`` does: a file given as a stream
+  /// (``InputFile/isStream``: a named pipe or a device named on the command line) is read
+  /// as one; any other file only when it is a regular file.
   static func readBytes(_ file: InputFile, context: CommandContext) -> Result<Data, ReadError> {
     guard let path = file.path else {
       return context.standardInput().mapError { ReadError(path: file.name, error: $0) }
     }
-    return readFile(path, name: file.name)
+    return readFile(path, name: file.name, streams: file.isStream ? .allowed : .refused)
   }
 
-  /// Reads a file by its path's bytes, at most ``sizeLimit`` of them; `name` names it in the
-  /// error.
-  static func readFile(_ path: [UInt8], name: String) -> Result<Data, ReadError> {
-    // A regular file past the limit is refused before a byte is read.
-    if case .success(let status) = Platform.status(path), status.kind == .regular,
-      status.size > UInt64(sizeLimit)
-    {
-      return .failure(ReadError(path: name, error: PlatformError(Platform.fileTooLarge)))
-    }
-    let descriptor: Int32
-    switch Platform.openForReading(path) {
-    case .success(let opened): descriptor = opened
-    case .failure(let error): return .failure(ReadError(path: name, error: error))
-    }
-    defer { Platform.close(descriptor) }
-    return readAll(descriptor).mapError { ReadError(path: name, error: $0) }
+  /// Reads a file by its path's bytes through the library's reader.
+  ///
+  /// At most ``sizeLimit`` bytes; `name` names it in the error. With `streams` `.refused` (the default) only a
+  /// regular file is read, and nothing blocks; `.allowed` reads a named pipe or a device that
+  /// the user named on the command line, waiting for its writer.
+  static func readFile(
+    _ path: [UInt8], name: String, streams: PolicyFileReader.Streams = .refused
+  ) -> Result<Data, ReadError> {
+    PolicyFileReader.read(path: path, streams: streams, limit: sizeLimit)
+      .map { Data($0.bytes) }
+      .mapError { ReadError(path: name, error: $0) }
   }
 
   /// Reads a file given by a path as bytes (`--file`), which may not be UTF-8.
@@ -225,7 +242,7 @@ enum PolicyInput {
     if case .success(let status) = Platform.status(bytes), status.kind == .directory {
       return .failure(ReadError(path: displayName(bytes), reason: "is a directory"))
     }
-    return readBytes(InputFile(path: bytes), context: context).map { [UInt8]($0) }
+    return readBytes(InputFile(path: bytes, isStream: true), context: context).map { [UInt8]($0) }
   }
 
   /// The files the paths name, folders expanded.
@@ -279,6 +296,7 @@ enum PolicyInput {
     _ folder: [UInt8], prefix: [UInt8], ancestors: [Identity], found: inout [InputFile],
     expansion: inout Expansion
   ) {
+    expansion.folders.append(folder)
     let names: [[UInt8]]
     switch Platform.directoryEntries(folder) {
     case .success(let entries): names = entries
@@ -310,8 +328,9 @@ enum PolicyInput {
         if status.kind == .regular {
           found.append(InputFile(path: path))
         } else {
+          let kind = PolicyFileVersion(path: path)?.kind ?? .other
           expansion.errors.append(
-            ReadError(path: displayName(path), reason: "not a regular file inside a folder"))
+            ReadError(path: displayName(path), error: .notRegularFile(kind)))
         }
       case .success:
         continue

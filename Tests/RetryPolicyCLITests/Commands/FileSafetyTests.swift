@@ -233,7 +233,7 @@ struct FileDiscoveryTests {
     #expect(result.standardError.contains("cannot read 'f/gone.retry': no such file or directory"))
     #expect(
       result.standardError.contains(
-        "cannot read 'f/pipe.retry': not a regular file inside a folder"))
+        "f/pipe.retry:1:1: error: the policy file is a named pipe, not a regular file\n"))
     #expect(
       result.standardError.contains(
         "checked 1 file: no problems in the files read; 2 files could not be read"))

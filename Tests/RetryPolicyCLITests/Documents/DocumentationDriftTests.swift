@@ -196,6 +196,34 @@ struct DocumentationDriftTests {
     return names
   }
 
+  @Test("the README names every member storm --json writes for a policy, and no other")
+  func stormMembers() async throws {
+    let readme = Self.paragraphs(try Self.read("README.md"))
+    let paragraph = try #require(readme.first { $0.contains("`--json` prints the same numbers (") })
+    let start = try #require(paragraph.range(of: "`--json` prints the same numbers ("))
+    let end = try #require(paragraph[start.upperBound...].firstIndex(of: ")"))
+    let listed = Set(Self.quoted(String(paragraph[start.upperBound..<end])))
+    // A policy with each policy-wide clause in turn, so that each member written for some
+    // policy shows.
+    var written: Set<String> = []
+    for spec in ClauseTable.entries where spec.scope == .policyWide {
+      let policy = Self.policy(spec, clause: try Self.fill(spec.snippet))
+      let result = await ToolRunner.run([
+        "storm", policy, "--clients", "10", "--outage", "5s+5s", "--duration", "20s", "--json",
+      ])
+      // A clause the storm does not simulate (hedge) is refused, saying so.
+      if result.standardError.contains("storm does not simulate") { continue }
+      #expect(result.status == 0, "\(policy): \(result.standardError)")
+      let root = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+      for case let entry as [String: Any] in (root as? [String: Any])?["policies"] as? [Any] ?? [] {
+        written.formUnion(entry.keys)
+      }
+    }
+    #expect(!written.isEmpty)
+    #expect(written.subtracting(listed).sorted() == [], "written but not in the README")
+    #expect(listed.subtracting(written).sorted() == [], "in the README but never written")
+  }
+
   // MARK: - Counts in prose
 
   @Test("the README counts the sample policy files Samples/ holds")
@@ -260,22 +288,29 @@ struct DocumentationDriftTests {
     var description: String { "\(spec.text) … \(word) \(lowest) … \(highest)" }
   }
 
-  /// The ranges the clause table's `limits` state for the words a clause's snippet writes
-  /// before a placeholder (`over ${2:30s}`).
+  /// The ranges the clause table gives the arguments that follow a word of their own
+  /// (`over D` of `breaker`), with the snippet's placeholder of each (`over ${2:30s}`).
   static func wordRanges() throws -> [WordRange] {
     var ranges: [WordRange] = []
     for spec in ClauseTable.entries {
-      for segment in spec.limitsText.components(separatedBy: "; ") {
-        guard
-          let match = try matches(#"^([a-z]+) (\S+) (?:…|to) (\S+?)(?: \(.*\))?$"#, in: segment)
-            .first,
-          let placeholder = try matches(#"\b\#(match[1]) \$\{(\d+):"#, in: spec.snippet)
+      for argument in spec.arguments {
+        let lowest: String
+        let highest: String
+        switch argument.limits.bounds {
+        case .durations(let range):
+          (lowest, highest) = (range.lowerBound.policyText, range.upperBound.policyText)
+        case .wholeNumbers(let range):
+          (lowest, highest) = (String(range.lowerBound), String(range.upperBound))
+        case .any, .duration, .percentAboveZero, .factor, .decimals:
+          continue
+        }
+        guard let word = argument.word,
+          let placeholder = try matches(#"\b\#(word) \$\{(\d+):"#, in: spec.snippet)
             .first.flatMap({ Int($0[1]) })
         else { continue }
         ranges.append(
           WordRange(
-            spec: spec, word: match[1], placeholder: placeholder, lowest: match[2],
-            highest: match[3]))
+            spec: spec, word: word, placeholder: placeholder, lowest: lowest, highest: highest))
       }
     }
     return ranges

@@ -62,10 +62,10 @@ struct ClauseEditorTests {
     let open = try #require(server.documents[LanguageServerTests.uri])
     let document = TextDocumentIdentifier(uri: LanguageServerTests.uri)
     let expected = [
-      (2, "breaker P% [over D] [min N] [for D]", "over 1s to 24h (default 30s)"),
-      (3, "budget P%", "above 0% and at most 100%"),
-      (4, "timeout D", "above 0, at most 10000h"),
-      (5, "hedge N after D", "N 1 to 10"),
+      (2, "breaker P% [over D] [min N] [for D]", "over 1s … 24h (30s)"),
+      (3, "budget P%", "P above 0% and at most 100%"),
+      (4, "timeout D", "D above 0, at most 10000h"),
+      (5, "hedge N after D", "N 1 … 10; after at most 10000h"),
     ]
     for (line, form, limits) in expected {
       let request = HoverRequest(textDocument: document, position: .init(line: line, character: 6))

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// A temporary folder for one test, removed at the end.
-private final class Folder {
+final class StoreFolder {
   let url: URL
 
   init() throws {
@@ -33,7 +33,7 @@ private struct Failure: Error {}
 struct PolicyStoreTests {
   @Test("a store reads its file; names are looked up, and an unknown name throws with a hint")
   func reads() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("policies.retry", "policy payments = retry 3 delay 1s\n")
     let store = try PolicyStore(path: path)
     #expect(store["payments"]?.rules.first?.behavior == .delayed(maxCount: 3, delay: .seconds(1)))
@@ -50,7 +50,7 @@ struct PolicyStoreTests {
 
   @Test("a store whose first read has an error throws every diagnostic, naming the file")
   func firstReadFails() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("bad.retry", "policy a = retry 3 delay 2d\n")
     do {
       _ = try PolicyStore(path: path)
@@ -64,7 +64,7 @@ struct PolicyStoreTests {
 
   @Test("an edit in place is applied by reload, which names what changed")
   func editInPlace() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 3\npolicy b = retry 1\n")
     let store = try PolicyStore(path: path)
     try folder.write("p.retry", "policy a = retry 5\npolicy b = retry 1\npolicy c = retry 2\n")
@@ -80,7 +80,7 @@ struct PolicyStoreTests {
 
   @Test("an atomic rename over the file is applied")
   func atomicRename() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 3\n")
     let store = try PolicyStore(path: path)
     let staged = try folder.write(".p.retry.tmp", "policy a = retry 7\n")
@@ -93,7 +93,7 @@ struct PolicyStoreTests {
   /// update writes `..v2` and renames a new link over `..data`.
   @Test("a ConfigMap-style swap of the ..data link is a change, seen by reload and watch")
   func configMapSwap() async throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let manager = FileManager.default
     try manager.createDirectory(atPath: folder.path("..v1"), withIntermediateDirectories: true)
     try folder.write("..v1/policies.retry", "policy a = retry 1\n")
@@ -123,7 +123,7 @@ struct PolicyStoreTests {
 
   @Test("watch yields nothing while the file stays the same")
   func watchQuiet() async throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 1\n")
     let store = try PolicyStore(path: path)
     let clock = ManualClock()
@@ -147,7 +147,7 @@ struct PolicyStoreTests {
 
   @Test("a deleted file keeps the policies and says so; made again, it is applied")
   func deletedAndRecreated() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 3\n")
     let store = try PolicyStore(path: path)
     try FileManager.default.removeItem(atPath: path)
@@ -166,7 +166,7 @@ struct PolicyStoreTests {
 
   @Test("a file with an error changes nothing and reports FILE:LINE:COL")
   func errorKeepsOldPolicies() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 3\npolicy b = retry 1\n")
     let store = try PolicyStore(path: path)
     try folder.write("p.retry", "policy a = retry 9\npolicy b = retry 1 delay 5d\n")
@@ -180,7 +180,7 @@ struct PolicyStoreTests {
 
   @Test("a file past the input cap is refused without reading it whole")
   func pastTheCap() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 3\n")
     let store = try PolicyStore(path: path)
     let handle = try #require(FileHandle(forWritingAtPath: path))
@@ -195,7 +195,7 @@ struct PolicyStoreTests {
 
   @Test("a run finishes under the policy it started with")
   func runKeepsItsPolicy() async throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 2 delay 1s\n")
     let store = try PolicyStore(path: path)
     let clock = ManualClock()
@@ -222,7 +222,7 @@ struct PolicyStoreTests {
 
   @Test("a reload that changes a delay keeps the budget; one that changes 'budget' starts fresh")
   func budgetOutlivesReload() async throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 3 immediately budget 10%\n")
     let store = try PolicyStore(path: path)
     let environment = RetryEnvironment(clock: ImmediateClock())
@@ -266,7 +266,7 @@ private final class Counter: Sendable {
 struct PolicyStoreBreakerTests {
   @Test("a reload that changes a delay keeps the circuit; one that changes 'breaker' starts fresh")
   func breakerOutlivesReload() throws {
-    let folder = try Folder()
+    let folder = try StoreFolder()
     let path = try folder.write("p.retry", "policy a = retry 3 delay 1s breaker 50% for 5s\n")
     let store = try PolicyStore(path: path)
     let first = try #require(store.breaker(named: "a"))

@@ -152,7 +152,7 @@ struct ClauseTableTests {
       "breaker", "after", "policy", "limit", "throttle",
     ],
     // gRPC's `timeout` field; Envoy's `retry-after` header.
-    "RetryPolicyEngines/GRPC/GRPCImport+Reader.swift": ["timeout"],
+    "RetryPolicyEngines/GRPC/Import/GRPCImport+Reader.swift": ["timeout"],
     "RetryPolicyEngines/Envoy/EnvoyExport.swift": ["retry-after"],
     // The Swift properties of CompiledPolicy and RetryRule.
     "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": [

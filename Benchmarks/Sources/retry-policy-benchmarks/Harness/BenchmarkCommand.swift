@@ -10,6 +10,7 @@ enum BenchmarkCommand {
   /// Every scenario, in the order they run.
   static let scenarios: [Scenario] = [
     SuccessPathScenario.scenario,
+    RunPathScenario.scenario,
     ImmediateRetryScenario.scenario,
     JitteredRetryScenario.scenario,
     ClassificationScenario.scenario,
@@ -26,6 +27,8 @@ enum BenchmarkCommand {
     StormBenchmarkScenario.scenario,
     PolicyStoreScenario.scenario,
     CircuitBreakerScenario.scenario,
+    MetricsScenario.scenario,
+    CircuitBreakerGroupScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {

@@ -65,6 +65,8 @@ var changes = 0
 for await reload in store.watch(every: .milliseconds(100)) {
   changes += 1
   if reload.isApplied {
+    // Names the file and the version its links led to: `FILE → ..2026_11_27_…/FILE`.
+    say("reload: \(reload)")
     say("applied: \(describe(store)); a call made \(await call(store)) attempts")
   } else {
     // What an alert would carry: every diagnostic as FILE:LINE:COL: error: MESSAGE.

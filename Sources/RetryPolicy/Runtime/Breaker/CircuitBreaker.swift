@@ -67,7 +67,7 @@ public final class CircuitBreaker: Sendable {
   private let readsRunClock: Bool
   /// For a breaker without a clock: the last clock other than the continuous one that a
   /// run read it on, and its reading mapped onto the breaker's time.
-  private let runClock = Mutex<RunClockBinding?>(nil)
+  private let runClock = Locked<RunClockBinding?>(nil)
   private let window = CircuitBreakerWindow()
   /// The width of a bucket in nanoseconds, set by the first policy that uses the breaker.
   private let bucketWidth = Atomic<Int64>(0)
@@ -76,7 +76,8 @@ public final class CircuitBreaker: Sendable {
   /// While the mode is open: the end of the open time, in nanoseconds since the breaker was
   /// made.
   private let openUntil = Atomic<Int64>(0)
-  private let machine = Mutex(CircuitBreakerStateMachine())
+  // `Locked` (an `NSLock`), not `Mutex`: ThreadSanitizer sees it (see ProcessWideState.md).
+  private let machine = Locked(CircuitBreakerStateMachine())
 
   /// Creates a closed breaker on the system's monotonic clock.
   public init() {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A value behind a lock, for the test-support types and the tool's simulation.
+/// A value behind a lock: the store's snapshot, the circuit breakers' state machines and
+/// groups, the test-support types and the tool's simulation.
 ///
 /// It uses `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: on Linux,
 /// ThreadSanitizer does not see `Mutex`'s locking and reports a "Swift access race" on the

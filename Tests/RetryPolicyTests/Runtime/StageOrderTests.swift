@@ -1,14 +1,13 @@
 import Foundation
 import RetryPolicy
+import RetryPolicyTestSupport
 import RetryPolicyTesting
 import Testing
 
 /// The run-pipeline article, read from the package's sources.
 private func article() throws -> String {
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-  return try String(
-    contentsOf: root.appendingPathComponent(
+  try String(
+    contentsOf: packageRoot.appendingPathComponent(
       "Sources/RetryPolicy/Documentation.docc/TheRunPipeline.md"),
     encoding: .utf8)
 }

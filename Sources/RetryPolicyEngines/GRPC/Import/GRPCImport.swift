@@ -5,7 +5,8 @@ import RetryPolicy
 ///
 /// The config is read strictly, by gRFC A6's rules (see Grammar/Engines.md): every value gRPC
 /// would refuse is an error naming its JSON path. Each method config becomes a
-/// ``CompiledPolicy`` value, printed by the canonical printer; what the language cannot say
+/// ``CompiledPolicy`` value, printed by the canonical printer (with its comments, no syntax
+/// tree between), and the file is read back once to check it; what the language cannot say
 /// (the method names, `maxTokens`) is kept in a record comment that `export --to grpc` reads
 /// back (``GRPCRecord``).
 package enum GRPCImport {
@@ -96,16 +97,21 @@ package enum GRPCImport {
         reader.warn("", "no 'methodConfig' and no 'retryThrottling': nothing to import")
       }
     }
-    let text = PolicyFilePrinter.print(
-      header: header, policies: policies.map { ($0.name, $0.comments, $0.policy) },
-      trailing: trailing)
-    // The printed text must read back as exactly these policies.
-    let check = analyze(policyFile: text)
     let expected = policies.map { imported -> CompiledPolicy in
       var policy = imported.policy
       policy.name = imported.name
       return policy
     }
+    // The values print once, with their comments; the text is checked once, as a whole: it
+    // must read back as exactly these policies.
+    let text = CanonicalPrinter.print(
+      header: header,
+      policies: zip(policies, expected).map { imported, policy in
+        CanonicalPrinter.CommentedPolicy(
+          name: imported.name, comments: imported.comments, policy: policy)
+      },
+      trailing: trailing)
+    let check = analyze(policyFile: text)
     guard !check.hasErrors, check.policies == expected else {
       let reason = check.diagnostics.first.map { "\($0.message)" } ?? "the policies differ"
       return .failure(
@@ -115,49 +121,5 @@ package enum GRPCImport {
         ]))
     }
     return .success(Imported(text: text, warnings: reader.warnings, policies: expected))
-  }
-}
-
-/// A method config read: its policy and what goes around it.
-struct ImportedPolicy {
-  /// The `name` list, as given.
-  var names: [GRPCMethodName]
-  /// The policy's name in the file.
-  var name = ""
-  /// The comments printed before it, the record last.
-  var comments: [String]
-  /// The policy itself, without a name.
-  var policy: CompiledPolicy
-}
-
-/// One entry of a method config's `name` list.
-package struct GRPCMethodName: Equatable {
-  var service: String
-  var method: String
-
-  package init(service: String, method: String) {
-    self.service = service
-    self.method = method
-  }
-}
-
-/// The `retryThrottling` of a config, as gRPC reads it.
-struct GRPCThrottling: Equatable {
-  /// `maxTokens`, 1 … 1000.
-  var maxTokens: Int
-  /// `tokenRatio` in thousandths, as gRPC keeps it (`0.5466` is 546).
-  var milliRatio: Int
-
-  /// The `budget` for this ratio, at most 100%, computed as the checker computes `budget P%`
-  /// (P / 100, P = tenths of the thousandths), so that the printed budget reads back equal.
-  var budgetRatio: Double { min(Double(milliRatio) / 10, 100) / 100 }
-}
-
-/// The built-in error classes the engines name.
-enum ErrorClassName {
-  /// The class of an attempt cut off by the policy's per-attempt limit: the built-in class
-  /// named like that policy-wide clause (taken from the language's tables, not spelt here).
-  static let timeout: String? = LanguageWords.policyWideKeywords.first {
-    Vocabulary.builtInErrorClasses.contains($0)
   }
 }

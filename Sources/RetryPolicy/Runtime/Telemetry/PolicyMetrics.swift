@@ -1,0 +1,258 @@
+import Foundation
+import Synchronization
+
+/// The counters of one policy name in a ``RetryMetrics``: what a run records into, found once
+/// per run and written with relaxed atomics only.
+///
+/// Each counter has one cell per stripe (see ``stripeCount``): a thread adds to the cells of
+/// its own stripe, so that runs on different cores rarely write the same cache line; reading
+/// adds the stripes. Values that other values give are not kept: an attempt's end adds to the
+/// bucket of its duration in the histogram of its outcome, so the attempts that succeeded and
+/// failed are the counts of those histograms, and the attempts in flight are the attempts
+/// started less those ended. A refused attempt is counted once, by its cause; the attempts
+/// refused are the sum of the refusals.
+///
+/// The cells are one block of atomics, each stripe a whole number of cache lines, allocated
+/// with the object and freed with it: reading them for an exposition is a sequential scan,
+/// not a pointer chase per counter.
+@usableFromInline
+package final class PolicyMetrics: @unchecked Sendable {
+  // Sound: `breaker` is read and written only while `lock` is held; `cells` points to
+  // `stripeCount × Offset.stride` atomics, initialized in `init`, freed in `deinit`, and only
+  // ever read and written through their atomic operations; everything else is a constant or
+  // an atomic.
+  /// The stripes of every counter: a power of two.
+  static let stripeCount = 8
+
+  /// The policy's name as the `policy` label gives it: `anonymous` for a policy without one.
+  package let name: String
+  /// `{policy="NAME"`, the name escaped: the start of every sample's labels.
+  let labelPrefix: [UInt8]
+  private let cells: UnsafeMutablePointer<Atomic<UInt64>>
+  /// The breaker of the policy's latest run, for the state gauge; nil until a run of the
+  /// policy had one.
+  private var breaker: CircuitBreaker?
+  /// The identity of ``breaker``, read without the lock to skip it when it is unchanged.
+  private let breakerIdentity = Atomic<UInt>(0)
+  /// An `NSLock`, which ThreadSanitizer sees (see <doc:ProcessWideState>).
+  private let lock = NSLock()
+
+  /// Where each counter is in a stripe.
+  enum Offset {
+    static let started = 0
+    /// One per ``RetryMetrics/RefusalCause``, in the order of its cases.
+    static let refusals = 1
+    /// The successful attempts' histogram: one bucket per bound and one past them.
+    static let attemptSuccesses = refusals + RetryMetrics.RefusalCause.allCases.count
+    static let attemptFailures = attemptSuccesses + DurationBuckets.bucketCount
+    /// The attempts' durations in nanoseconds, added up (wrapping).
+    static let attemptSum = attemptFailures + DurationBuckets.bucketCount
+    static let runSuccesses = attemptSum + 1
+    static let runFailures = runSuccesses + DurationBuckets.bucketCount
+    static let runSum = runFailures + DurationBuckets.bucketCount
+    /// One per stop reason, in the order of ``RetryStopReason/metricsIndex``.
+    static let runReasons = runSum + 1
+    /// The cells of a stripe: its counters, rounded up to whole cache lines (8 cells).
+    static let stride = (runReasons + RetryStopReason.metricsCases.count + 7) / 8 * 8
+  }
+
+  /// The counters of `name` (the `policy` label's value).
+  init(name: String) {
+    self.name = name
+    var prefix = Array("{policy=\"".utf8)
+    OpenMetricsWriter.appendEscaped(name, to: &prefix)
+    prefix.append(UInt8(ascii: "\""))
+    self.labelPrefix = prefix
+    let count = Self.stripeCount * Offset.stride
+    let raw = UnsafeMutableRawPointer.allocate(
+      byteCount: count * MemoryLayout<Atomic<UInt64>>.stride, alignment: 64)
+    let cells = raw.bindMemory(to: Atomic<UInt64>.self, capacity: count)
+    for index in 0..<count { (cells + index).initialize(to: Atomic(0)) }
+    self.cells = cells
+  }
+
+  deinit {
+    let count = Self.stripeCount * Offset.stride
+    cells.deinitialize(count: count)
+    UnsafeMutableRawPointer(cells).deallocate()
+  }
+
+  @inline(__always)
+  private func add(_ amount: UInt64, at offset: Int) {
+    let stripe = circuitBreakerStripe(of: Self.stripeCount)
+    cells[stripe &* Offset.stride &+ offset].wrappingAdd(amount, ordering: .relaxed)
+  }
+
+  /// The value of cell `index` (stripe × stride + offset).
+  func cell(at index: Int) -> UInt64 {
+    cells[index].load(ordering: .relaxed)
+  }
+
+  // MARK: Recording
+
+  /// An attempt of the policy starts (the operation is about to be called).
+  @usableFromInline
+  package func attemptStarted() {
+    add(1, at: Offset.started)
+  }
+
+  /// An attempt that started ended after `duration`: a success or a failure (any error,
+  /// cancellation and timeouts included).
+  @inline(__always)
+  package func attemptEnded(succeeded: Bool, after duration: Duration) {
+    let nanoseconds = DurationBuckets.nanoseconds(duration)
+    let base = succeeded ? Offset.attemptSuccesses : Offset.attemptFailures
+    let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
+    cells[stripe &+ base &+ DurationBuckets.index(ofNanoseconds: nanoseconds)].wrappingAdd(
+      1, ordering: .relaxed)
+    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
+
+  /// A run's first attempt succeeded after `duration`: the attempt and the run end together
+  /// (what `run`'s own path records, without a driver).
+  @usableFromInline
+  package func firstAttemptSucceeded(after duration: Duration) {
+    let nanoseconds = DurationBuckets.nanoseconds(duration)
+    let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
+    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
+    cells[stripe &+ Offset.attemptSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+    cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
+
+  /// An attempt the run wanted to make was refused, by `cause`; it never started.
+  package func attemptRefused(by cause: RetryMetrics.RefusalCause) {
+    add(1, at: Offset.refusals + cause.index)
+  }
+
+  /// A run of the policy ended with `outcome`, `duration` after its first attempt started.
+  @inline(__always)
+  package func runEnded(_ outcome: RetryOutcome, after duration: Duration) {
+    let nanoseconds = DurationBuckets.nanoseconds(duration)
+    let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
+    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
+    switch outcome {
+    case .succeeded:
+      cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    case .failed(let reason):
+      cells[stripe &+ Offset.runFailures &+ bucket].wrappingAdd(1, ordering: .relaxed)
+      cells[stripe &+ Offset.runReasons &+ reason.metricsIndex].wrappingAdd(
+        1, ordering: .relaxed)
+    }
+    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
+
+  /// The policy's run uses `breaker`: its state is what the breaker gauge shows.
+  @inline(__always)
+  package func observe(_ breaker: CircuitBreaker) {
+    let identity = UInt(bitPattern: ObjectIdentifier(breaker))
+    guard breakerIdentity.load(ordering: .relaxed) != identity else { return }
+    // The breaker is kept, so its identity cannot be another breaker's while it is.
+    lock.withLock {
+      self.breaker = breaker
+      breakerIdentity.store(identity, ordering: .relaxed)
+    }
+  }
+
+  // MARK: Reading
+
+  /// The breaker whose state the gauge shows, if the policy's runs had one.
+  var currentBreaker: CircuitBreaker? {
+    lock.withLock { breaker }
+  }
+
+}
+
+/// The buckets of both duration histograms, in seconds: 1 ms to 60 s, then +Inf.
+///
+/// Attempts of a local call take about a millisecond, a remote one tens to hundreds; a run
+/// adds its waits, seconds to a minute under `backoff` and `within`.
+enum DurationBuckets {
+  /// The upper bounds, in nanoseconds; the last bucket (+Inf) has none.
+  static let bounds: [UInt64] = [
+    1_000_000, 2_500_000, 5_000_000, 10_000_000, 25_000_000, 50_000_000, 100_000_000,
+    250_000_000, 500_000_000, 1_000_000_000, 2_500_000_000, 5_000_000_000, 10_000_000_000,
+    30_000_000_000, 60_000_000_000,
+  ]
+  /// The bounds as the `le` label writes them (OpenMetrics' canonical numbers).
+  static let labels: [String] = [
+    "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1.0", "2.5",
+    "5.0", "10.0", "30.0", "60.0",
+  ]
+  /// The buckets: one per bound, and +Inf.
+  static let bucketCount = 16
+
+  /// A duration in whole nanoseconds, clamped to [0, 2^63).
+  @inline(__always)
+  static func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0, attoseconds >= 0 else { return 0 }
+    guard seconds < 9_000_000_000 else { return 9_000_000_000_000_000_000 }
+    return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+  }
+
+  /// The bucket of a duration of `nanoseconds`: the first whose bound it does not exceed.
+  @inline(__always)
+  static func index(ofNanoseconds nanoseconds: UInt64) -> Int {
+    var index = 0
+    while index < bounds.count, nanoseconds > bounds[index] { index &+= 1 }
+    return index
+  }
+}
+
+extension RetryMetrics.RefusalCause {
+  /// The cause's place among the refusal counters.
+  var index: Int {
+    switch self {
+    case .breaker: 0
+    case .budget: 1
+    case .limit: 2
+    case .throttle: 3
+    case .rate: 4
+    }
+  }
+}
+
+extension RetryStopReason {
+  /// Every reason, in the order of ``metricsIndex``.
+  static let metricsCases: [RetryStopReason] = [
+    .retriesExhausted, .errorNotMatched, .deadlineExceeded, .budgetExhausted, .cancelled,
+    .hookFailed, .hedgeLimitReached, .notIdempotent, .circuitOpen, .throttled, .limitExceeded,
+  ]
+
+  /// The reason's place among the counters of failed runs.
+  var metricsIndex: Int {
+    switch self {
+    case .retriesExhausted: 0
+    case .errorNotMatched: 1
+    case .deadlineExceeded: 2
+    case .budgetExhausted: 3
+    case .cancelled: 4
+    case .hookFailed: 5
+    case .hedgeLimitReached: 6
+    case .notIdempotent: 7
+    case .circuitOpen: 8
+    case .throttled: 9
+    case .limitExceeded: 10
+    }
+  }
+
+  /// The reason's case name, as the `reason` label of ``RetryMetrics``'
+  /// `retry_policy_runs_total` gives it: `retriesExhausted`.
+  public var caseName: String {
+    switch self {
+    case .retriesExhausted: "retriesExhausted"
+    case .errorNotMatched: "errorNotMatched"
+    case .deadlineExceeded: "deadlineExceeded"
+    case .budgetExhausted: "budgetExhausted"
+    case .cancelled: "cancelled"
+    case .hookFailed: "hookFailed"
+    case .hedgeLimitReached: "hedgeLimitReached"
+    case .notIdempotent: "notIdempotent"
+    case .circuitOpen: "circuitOpen"
+    case .throttled: "throttled"
+    case .limitExceeded: "limitExceeded"
+    }
+  }
+}
