@@ -148,6 +148,10 @@ extension PolicyParser {
     while let found = wordedArgument(of: spec, from: firstWorded) {
       let wordRange = token.range
       let word = spec.arguments[found].word ?? ""
+      // A keyword given again starts its own clause, unless a value of this clause follows
+      // (`hedge 2 after 1s after refreshToken` has an `after` clause; `… after 1s after 2s`
+      // repeats `after`).
+      if syntax.argument(found) != nil, isStartingOwnClause(spec.arguments[found]) { break }
       advance()
       if syntax.argument(found) != nil {
         report(.repeatedWord(word, in: spec.text), at: wordRange)
@@ -185,8 +189,6 @@ extension PolicyParser {
 
   /// The index of the argument of `spec`, from `start` on, whose word the current token is.
   ///
-  /// A word that is a keyword (`after` of `hedge`) counts once only: a second one starts the
-  /// clause it names.
   func wordedArgument(of spec: ClauseSpec, from start: Int) -> Int? {
     guard token.kind == .word, start < spec.arguments.count else { return nil }
     for index in start..<spec.arguments.count {
@@ -200,6 +202,14 @@ extension PolicyParser {
       }
     }
     return nil
+  }
+
+  /// Whether the current token, a keyword word of `argument` given already, starts a clause
+  /// of its own: it starts one, and what follows it is no value of `argument`.
+  func isStartingOwnClause(_ argument: ArgumentSpec) -> Bool {
+    guard token.clause != nil else { return false }
+    var lookahead = lexer
+    return !Self.isValue(lookahead.next(), of: argument.shape)
   }
 
   /// Reports `word` written after `before`, at `wordRange`, with the move as a fix-it: the
@@ -217,15 +227,23 @@ extension PolicyParser {
     report(.misplacedWord(word, before: before, in: clause), at: wordRange, fixIts: [fixIt])
   }
 
-  /// Whether the current token can start a value of `shape` (for an optional positional
-  /// argument, such as a backoff's growth).
+  /// Whether the current token can start a value of `shape`: an optional positional argument
+  /// (a backoff's growth) is read only where its value stands.
   func isAtValue(of shape: ArgumentShape) -> Bool {
+    Self.isValue(token, of: shape)
+  }
+
+  /// Whether `token` can start a value of `shape`.
+  static func isValue(_ token: Token, of shape: ArgumentShape) -> Bool {
     switch shape {
     case .growth: token.keyword == .x || token.kind == .plus
     case .factor: token.keyword == .x
-    // An optional count (`N` of `limit`) is there only as a number: `limit adaptive`.
-    case .count: token.kind == .number
-    case .none, .duration, .durations, .percent, .errorClasses, .hook, .jitter: true
+    case .count, .percent: token.kind == .number
+    case .duration, .durations: token.kind == .duration || token.kind == .number
+    case .errorClasses: token.kind == .word || token.kind == .number || token.kind == .duration
+    case .hook: token.kind == .word && token.keyword == nil
+    case .jitter: token.kind == .number || token.kind == .word
+    case .none: false
     }
   }
 
