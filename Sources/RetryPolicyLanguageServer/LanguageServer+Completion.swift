@@ -90,7 +90,7 @@ extension LanguageServer {
       // A percentage: no unit.
       case .percent?, .jitter?: return .words([digits + "%"], .value)
       // A count or a factor: no unit.
-      case .count?, .none?, .errorClasses?, .hook?: return .words([], .value)
+      case .count?, .none?, .errorClasses?, .hook?, .factor?: return .words([], .value)
       case .duration?, .durations?, .growth?, nil: return .unit(String(digits))
       }
     }
@@ -113,7 +113,8 @@ extension LanguageServer {
     case .errorClasses?: return .errorClasses
     case .hook?: return .hooks
     case .jitter?: return .words(LanguageWords.jitterKinds, .value)
-    case .count?, .duration?, .durations?, .percent?, .none?, .growth?: return .words([], .value)
+    case .count?, .duration?, .durations?, .percent?, .none?, .growth?, .factor?:
+      return .words([], .value)
     case nil: break
     }
     // After a complete clause: the words of the clause that may still follow, then the

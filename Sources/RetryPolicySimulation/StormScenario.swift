@@ -82,7 +82,7 @@ package struct StormResult: Sendable, Hashable {
     package var offered = 0
     /// Of those, the requests that finally succeeded.
     package var succeeded = 0
-    /// Attempts the clients' circuit breakers refused that second.
+    /// Attempts the clients' circuit breakers and shedding stages refused that second.
     package var refused = 0
 
     /// The part of that second's requests that succeeded (1 when none arrived).
@@ -111,9 +111,23 @@ package struct StormResult: Sendable, Hashable {
   package var outageOffered = 0
   /// Attempts that started during the outage.
   package var outageAttempts = 0
-  /// Attempts a client's circuit breaker refused (policies with `breaker`): the operation
-  /// was not called and the backend saw nothing.
+  /// Attempts a client's circuit breaker or shedding stage refused (policies with
+  /// `breaker`, `limit`, `throttle` or `rate`): the operation was not called and the backend
+  /// saw nothing.
   package var refused = 0
+  /// ``refused`` by cause, indexed by ``StormRefusal``'s raw values.
+  package var refusedBy = [0, 0, 0, 0]
+
+  /// The attempts `cause` refused.
+  package func refused(by cause: StormRefusal) -> Int {
+    refusedBy[cause.rawValue]
+  }
+
+  /// Whether the policy has a stage that can refuse an attempt: `breaker`, `limit`,
+  /// `throttle` or `rate`.
+  package var canRefuse: Bool {
+    policy.breaker != nil || policy.limit != nil || policy.throttle != nil || policy.rate != nil
+  }
   /// The median latency of successful requests (first attempt to success), in seconds.
   package var p50: Double?
   /// The 99th percentile of that latency, in seconds.

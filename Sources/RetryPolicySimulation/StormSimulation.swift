@@ -10,7 +10,11 @@ import Synchronization
 /// rule and draws the jitter, the client's ``RetryBudget`` allows or refuses the retry, and
 /// `within` stops it, exactly as in `run`; hooks are not called. Under `breaker`, each client
 /// has its own ``CircuitBreaker`` on the virtual time, as in a real fleet: an attempt it
-/// refuses never reaches the backend, and the request fails at once.
+/// refuses never reaches the backend, and the request fails at once. Under `limit`,
+/// `throttle` and `rate`, each client likewise has its own state (the runtime's pure state
+/// machines on the virtual time), asked in the runtime's order after the breaker: throttle,
+/// rate, limit. A rate's wait delays the attempt; a waiter in a limit's line starts when an
+/// attempt of its client ends, or leaves at `within`; a refusal ends the request.
 ///
 /// The model, in full:
 /// - requests arrive as a Poisson process of rate `clients × rate` (the sum of the clients'
@@ -57,10 +61,29 @@ private struct StormEngine {
   /// A request in flight, in a slot of ``StormEngine/requests``.
   struct Request {
     var run: RetryRun
+    /// The client that sent it (kept under shedding).
+    var client: Int32 = 0
+    /// When its current attempt started (kept under shedding).
+    var attemptStart: Int64 = 0
+    /// Its ticket while it waits in its client's line, else 0.
+    var ticket: UInt64 = 0
+    /// When it arrived (kept under shedding).
+    var arrival: Int64 = 0
   }
 
   enum EventKind: UInt8 {
     case succeeded, serverError, timedOut, retry
+    /// A rate's wait is over: the limit is asked next.
+    case rateWaited
+    /// A waiter's `within` passed: it leaves the line if it still waits.
+    case queueTimeout
+  }
+
+  /// Where admission resumes: the stages are asked in this order.
+  enum Stage: Int, Comparable {
+    case throttle, rate, limit
+
+    static func < (lhs: Stage, rhs: Stage) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
   let scenario: StormScenario
@@ -91,6 +114,12 @@ private struct StormEngine {
   let isFastPath: Bool
   /// Every attempt, those of the uncounted requests after the duration too.
   var allAttempts = 0
+  /// Whether the policy has `limit`, `throttle` or `rate`.
+  let isShedding: Bool
+  /// Each client's shedding state, for such a policy.
+  var shedding: [StormClientShedding] = []
+  /// The random draws of the throttles.
+  var throttleRandom: SeededRandomNumberGenerator
   /// What every run records into, when the command asked for metrics.
   let metrics: RetryMetrics?
 
@@ -115,9 +144,14 @@ private struct StormEngine {
     self.timeoutError = AttemptTimeoutError(timeout: .nanoseconds(timeout))
     self.backend = SeededRandomNumberGenerator(seed: mix(scenario.seed, 2))
     self.stats = StormResult(policy: policy)
+    self.isShedding = policy.limit != nil || policy.throttle != nil || policy.rate != nil
     self.isFastPath =
       policy.deadline == nil && policy.budgetRatio == nil && policy.breaker == nil
-      && metrics == nil
+      && metrics == nil && !isShedding
+    if isShedding {
+      shedding = Array(repeating: StormClientShedding(policy: policy), count: scenario.clients)
+    }
+    self.throttleRandom = SeededRandomNumberGenerator(seed: mix(scenario.seed, 3))
     let seconds = Int((scenario.duration + 999_999_999) / 1_000_000_000)
     stats.seconds = StormResult.Seconds(count: seconds)
   }
@@ -169,26 +203,109 @@ private struct StormEngine {
       do {
         try started.startAttempt(in: environment, elapsed: .zero)
       } catch {
-        if started.wasRefused { countRefusal(at: now, isCounted: isCounted) }
+        if started.wasRefused { countRefusal(.breaker, at: now, isCounted: isCounted) }
         return
       }
       run = started
+    }
+    if isShedding, let run {
+      let slot = store(Request(run: run, client: Int32(truncatingIfNeeded: client), arrival: now))
+      try admit(slot: slot, at: now, arrival: now, from: .throttle)
+      return
     }
     let (end, kind) = try attempt(at: now, isCounted: isCounted)
     // A request whose first attempt succeeds needs no slot: only retries need its run, and
     // the breaker, which hears of the success when it happens.
     var slot: Int32 = -1
     if kind != .succeeded || !breakers.isEmpty || metrics != nil {
-      let request = Request(run: run ?? makeRun(index: index, client: client, attempts: 1))
-      if let free = freeSlots.popLast() {
-        slot = free
-        requests[Int(slot)] = request
-      } else {
-        slot = Int32(truncatingIfNeeded: requests.count)
-        requests.append(request)
-      }
+      slot = store(Request(run: run ?? makeRun(index: index, client: client, attempts: 1)))
     }
     events.push(time: end, arrival: now, slot: slot, kind: kind.rawValue)
+  }
+
+  /// Keeps `request` in a free slot; returns the slot.
+  mutating func store(_ request: Request) -> Int32 {
+    if let free = freeSlots.popLast() {
+      requests[Int(free)] = request
+      return free
+    }
+    requests.append(request)
+    return Int32(truncatingIfNeeded: requests.count - 1)
+  }
+
+  /// Asks the client's shedding stages, from `stage` on, whether the attempt of the request
+  /// in `slot` may start at `now`; starts it, delays it, puts it in line or refuses it.
+  mutating func admit(
+    slot: Int32, at now: Int64, arrival: Int64, from stage: Stage
+  ) throws(StormSimulationError) {
+    let client = Int(requests[Int(slot)].client)
+    let isCounted = arrival < scenario.duration
+    // What is left of `within`, which a rate's wait and a wait in line may not pass.
+    let remaining = policy.deadline.map { Self.nanoseconds($0) - (now - arrival) }
+    if stage <= .throttle, let clause = policy.throttle, shedding[client].throttle != nil {
+      let uniform = Double(throttleRandom.next() >> 11) * 0x1p-53
+      let admitted =
+        shedding[client].throttle?.request(now: now, factor: clause.factor, uniform: uniform)
+        ?? true
+      guard admitted else { return refuse(.throttle, slot: slot, at: now, isCounted: isCounted) }
+    }
+    if stage <= .rate, shedding[client].rate != nil {
+      switch shedding[client].rate?.reserve(now: now, maxWait: remaining.map { max($0, 0) }) {
+      case .now, nil:
+        break
+      case .after(let wait):
+        events.push(
+          time: now &+ wait, arrival: arrival, slot: slot, kind: EventKind.rateWaited.rawValue)
+        return
+      case .refused:
+        return refuse(.rate, slot: slot, at: now, isCounted: isCounted)
+      }
+    }
+    if shedding[client].limit != nil {
+      switch shedding[client].limit?.acquire() {
+      case .admitted, nil:
+        break
+      case .queued(let ticket):
+        requests[Int(slot)].ticket = ticket
+        shedding[client].waiters[ticket] = slot
+        if let remaining {
+          events.push(
+            time: now &+ max(remaining, 0), arrival: arrival, slot: slot,
+            kind: EventKind.queueTimeout.rawValue)
+        }
+        return
+      case .refused:
+        return refuse(.limit, slot: slot, at: now, isCounted: isCounted)
+      }
+    }
+    try start(slot: slot, at: now, arrival: arrival)
+  }
+
+  /// Starts the attempt of the request in `slot` on the backend.
+  mutating func start(slot: Int32, at now: Int64, arrival: Int64) throws(StormSimulationError) {
+    requests[Int(slot)].attemptStart = now
+    let (end, kind) = try attempt(at: now, isCounted: arrival < scenario.duration)
+    events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
+  }
+
+  /// Ends the request in `slot`, its attempt refused by `cause`.
+  mutating func refuse(_ cause: StormRefusal, slot: Int32, at now: Int64, isCounted: Bool) {
+    countRefusal(cause, at: now, isCounted: isCounted)
+    freeSlots.append(slot)
+  }
+
+  /// Tells the client's shedding state that the attempt of `slot` ended at `now`, and starts
+  /// the waiters it lets in.
+  mutating func attemptEnded(slot: Int32, at now: Int64, succeeded: Bool)
+    throws(StormSimulationError)
+  {
+    let client = Int(requests[Int(slot)].client)
+    if succeeded { shedding[client].throttle?.accept(now: now) }
+    let started = shedding[client].release(start: requests[Int(slot)].attemptStart, end: now)
+    for waiter in started {
+      requests[Int(waiter)].ticket = 0
+      try start(slot: waiter, at: now, arrival: requests[Int(waiter)].arrival)
+    }
   }
 
   /// The run of request number `index`, from `client`, with its own seeded jitter.
@@ -196,7 +313,8 @@ private struct StormEngine {
     var run = RetryRun(
       policy: policy, random: SeededRandomNumberGenerator(seed: mix(scenario.seed, index &+ 16)),
       budget: budgets.isEmpty ? nil : budgets[client],
-      breaker: breakers.isEmpty ? nil : breakers[client], attempts: attempts)
+      breaker: breakers.isEmpty ? nil : breakers[client], attempts: attempts,
+      asksShedding: false)
     if let metrics { run.record(into: metrics, policy: policy) }
     return run
   }
@@ -214,6 +332,7 @@ private struct StormEngine {
         stats.seconds.update(Int(arrival / 1_000_000_000)) { $0.succeeded += 1 }
       }
       if slot >= 0 {
+        if isShedding { try attemptEnded(slot: slot, at: now, succeeded: true) }
         if !breakers.isEmpty || metrics != nil {
           requests[Int(slot)].run.finishSucceeded(
             in: environment, elapsed: .nanoseconds(now - arrival))
@@ -223,6 +342,7 @@ private struct StormEngine {
     case .serverError, .timedOut:
       let elapsed = Duration.nanoseconds(now - arrival)
       let error = event.kind == EventKind.serverError.rawValue ? serverError : timeoutError
+      if isShedding { try attemptEnded(slot: slot, at: now, succeeded: false) }
       let delay: Int64
       do {
         let wait = try requests[Int(slot)].run.decideRetry(
@@ -240,6 +360,17 @@ private struct StormEngine {
       }
     case .retry:
       try retry(slot: slot, at: now, arrival: arrival)
+    case .rateWaited:
+      try admit(slot: slot, at: now, arrival: arrival, from: .limit)
+    case .queueTimeout:
+      let request = requests[Int(slot)]
+      let client = Int(request.client)
+      guard request.ticket != 0, request.arrival == arrival,
+        shedding[client].limit?.leave(request.ticket) == true
+      else { return }
+      shedding[client].waiters[request.ticket] = nil
+      requests[Int(slot)].ticket = 0
+      refuse(.limit, slot: slot, at: now, isCounted: arrival < scenario.duration)
     }
   }
 
@@ -249,18 +380,25 @@ private struct StormEngine {
         in: environment, elapsed: .nanoseconds(now - arrival))
     } catch {
       if requests[Int(slot)].run.wasRefused {
-        countRefusal(at: now, isCounted: arrival < scenario.duration)
+        countRefusal(.breaker, at: now, isCounted: arrival < scenario.duration)
       }
       freeSlots.append(slot)
+      return
+    }
+    if isShedding {
+      try admit(slot: slot, at: now, arrival: arrival, from: .throttle)
       return
     }
     let (end, kind) = try attempt(at: now, isCounted: arrival < scenario.duration)
     events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
   }
 
-  /// Counts an attempt a client's breaker refused at `now`.
-  mutating func countRefusal(at now: Int64, isCounted: Bool) {
-    if isCounted { stats.refused += 1 }
+  /// Counts an attempt a client's breaker or shedding stage refused at `now`.
+  mutating func countRefusal(_ cause: StormRefusal, at now: Int64, isCounted: Bool) {
+    if isCounted {
+      stats.refused += 1
+      stats.refusedBy[cause.rawValue] += 1
+    }
     if now < scenario.duration {
       stats.seconds.updateLatest(Int(now / 1_000_000_000)) { $0.refused += 1 }
     }

@@ -40,10 +40,21 @@ extension CompiledPolicy: CustomStringConvertible {
     case .budget: budgetRatio.map { Self.percentText($0) + "%" }
     case .hedge: hedge.map { "\($0.count) \(Keyword.after.text) " + $0.delay.policyText }
     case .breaker: breaker.map(Self.breakerText)
+    case .limit: limit.map(Self.limitText)
+    case .throttle:
+      throttle.map { Keyword.x.text + Self.numberText($0.factor) + " over " + $0.window.policyText }
     // Rule clauses belong to the rules (`RetryRule.write`).
     case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
       .honoringRetryAfter:
       nil
+    }
+  }
+
+  /// The arguments of `limit`, every setting written out: `8 queue 0`, `adaptive min 1 max 200`.
+  private static func limitText(_ limit: ConcurrencyLimitPolicy) -> String {
+    switch limit {
+    case .fixed(let limit, let queue): "\(limit) queue \(queue)"
+    case .adaptive(let minimum, let maximum): "adaptive min \(minimum) max \(maximum)"
     }
   }
 
@@ -137,7 +148,7 @@ extension RetryRule: CustomStringConvertible {
     case .after: hook
     case .honoringRetryAfter: honorsRetryAfter ? "" : nil
     // Policy-wide clauses belong to the policy (`CompiledPolicy.text`).
-    case .within, .timeout, .budget, .hedge, .breaker: nil
+    case .within, .timeout, .budget, .hedge, .breaker, .limit, .throttle: nil
     }
   }
 

@@ -142,6 +142,14 @@ public struct CompiledPolicy: Sendable, Hashable {
   public var hedge: HedgePolicy?
   /// When the circuit opens (`breaker P% …`); the state is a ``CircuitBreaker`` the host owns.
   public var breaker: CircuitBreakerPolicy?
+  /// How many attempts may be in flight at once (`limit N [queue M]`, `limit adaptive`); the
+  /// state is a ``ConcurrencyLimiter`` the host owns.
+  public var limit: ConcurrencyLimitPolicy?
+  /// Adaptive client throttling (`throttle xK [over D]`); the state is an
+  /// ``AdaptiveThrottle`` the host owns.
+  public var throttle: ThrottlePolicy?
+  /// The rate of attempts (`rate N/s [burst M]`); the state is a ``RateLimiter`` the host owns.
+  public var rate: RatePolicy?
 
   /// Creates a policy from its parts.
   ///
@@ -155,7 +163,10 @@ public struct CompiledPolicy: Sendable, Hashable {
     attemptTimeout: Duration? = nil,
     budgetRatio: Double? = nil,
     hedge: HedgePolicy? = nil,
-    breaker: CircuitBreakerPolicy? = nil
+    breaker: CircuitBreakerPolicy? = nil,
+    limit: ConcurrencyLimitPolicy? = nil,
+    throttle: ThrottlePolicy? = nil,
+    rate: RatePolicy? = nil
   ) {
     self.name = name
     self.rules = rules
@@ -164,6 +175,9 @@ public struct CompiledPolicy: Sendable, Hashable {
     self.budgetRatio = budgetRatio.map(RetryBudget.clampedRatio)
     self.hedge = hedge
     self.breaker = breaker
+    self.limit = limit
+    self.throttle = throttle
+    self.rate = rate
   }
 }
 

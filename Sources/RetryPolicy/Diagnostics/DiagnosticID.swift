@@ -122,6 +122,8 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
   public static let hedgeConflict = DiagnosticID(catalogued: "hedge-conflict")
   /// A setting of `breaker` outside its range (`P`, `over`, `min` or `for`).
   public static let breakerOutOfRange = DiagnosticID(catalogued: "breaker-out-of-range")
+  /// A setting of `limit` or `throttle` outside its range, or a `limit` that mixes its forms.
+  public static let sheddingOutOfRange = DiagnosticID(catalogued: "shedding-out-of-range")
   /// Two policies with one name in a file.
   public static let duplicatePolicy = DiagnosticID(catalogued: "duplicate-policy")
   /// An error class outside the host's vocabulary.
@@ -186,7 +188,8 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
     .expectedPolicy, .expectedRetry, .emptyPolicy, .duplicateClause, .conflictingDelay,
     .foreverWithoutWithin, .countTooLarge, .factorBelowOne, .factorTooLarge, .jitterOutOfRange,
     .jitterWithoutDelay, .zeroDuration, .durationTooLong, .budgetOutOfRange, .hedgeCountOutOfRange,
-    .hedgeConflict, .breakerOutOfRange, .duplicatePolicy, .unknownErrorClass, .unknownHook,
+    .hedgeConflict, .breakerOutOfRange, .sheddingOutOfRange, .duplicatePolicy, .unknownErrorClass,
+    .unknownHook,
     .classInOnAndExcept,
     .invalidStatusCode, .invalidStatusClass, .capBelowFirstDelay, .unreachableRule, .factorOfOne,
     .zeroDelay, .capWithoutDelay, .timeoutNotBelowDeadline, .firstGivenHere, .blockOpensHere,

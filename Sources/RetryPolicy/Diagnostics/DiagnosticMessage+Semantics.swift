@@ -110,6 +110,24 @@ extension DiagnosticMessage {
       .breakerOutOfRange, .error, "\(thing) is out of range; it must be \(range)")
   }
 
+  /// `shedding-out-of-range`: a setting of `limit` or `throttle` outside its range; `setting`
+  /// is empty for the clause's first value, and `written` the value as written.
+  static func sheddingOutOfRange(
+    _ clause: String, _ setting: String, _ written: String, range: String
+  ) -> DiagnosticMessage {
+    let thing =
+      setting.isEmpty
+      ? "\(clause) \(excerpt(written))" : "\(clause) '\(setting)' \(excerpt(written))"
+    return DiagnosticMessage(
+      .sheddingOutOfRange, .error, "\(thing) is out of range; it must be \(range)")
+  }
+
+  /// `shedding-out-of-range`: a `limit` clause that is neither `limit N [queue M]` nor
+  /// `limit adaptive [min A] [max B]`, or whose `min` is above its `max`.
+  static func limitForm(_ problem: String) -> DiagnosticMessage {
+    DiagnosticMessage(.sheddingOutOfRange, .error, problem)
+  }
+
   /// `duplicate-policy`: a second policy of the same name in a file.
   static func duplicatePolicy(_ name: String) -> DiagnosticMessage {
     DiagnosticMessage(

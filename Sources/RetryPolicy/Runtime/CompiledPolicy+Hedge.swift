@@ -218,6 +218,10 @@ private struct HedgeDriver<C: Clock<Duration>> {
           breaker?.recordNeither(nextPermit)
           return .budgetExhausted
         }
+      case .throttle, .limit:
+        // Not applied to hedged runs yet: the hedging driver runs attempts concurrently
+        // (issue 34 leaves it to a later change).
+        continue
       case .attemptTimeout, .hedge, .rules:
         // Asked around the attempt (its timer, the hedge timer) and after it failed.
         continue

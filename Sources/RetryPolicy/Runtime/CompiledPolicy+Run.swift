@@ -40,7 +40,7 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil {
+    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
         permit = try circuitBreaker.admitFirstAttempt()
         do {
@@ -98,7 +98,9 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, !environment.isObserved {
+    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil,
+      !environment.isObserved
+    {
       if let clause = breaker {
         // The breaker is read from the borrowed environment before and after the attempt,
         // never kept in a variable: a shared breaker is then not retained by every run.
@@ -121,8 +123,8 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if deadline == nil, budgetRatio == nil, breaker == nil, environment.observer == nil,
-      let metrics = environment.metrics
+    } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
+      environment.observer == nil, let metrics = environment.metrics
     {
       return try await runRecording(
         on: environment.clock, into: metrics, in: environment, isolation: isolation, operation)

@@ -44,6 +44,11 @@ public enum RetryEvent: Sendable {
   case circuitHalfOpened(attempt: Int)
   /// Attempt `attempt`, the probe, succeeded: the circuit is closed and its window cleared.
   case circuitClosed(attempt: Int)
+  /// Attempt `attempt` was not made: the policy's `throttle` (`reason` ``RetryStopReason/throttled``)
+  /// or `limit` (``RetryStopReason/limitExceeded``) refused it.
+  case attemptShed(attempt: Int, reason: RetryStopReason)
+  /// When attempt `attempt` ended, the policy's adaptive limit changed to `limit`.
+  case limitChanged(attempt: Int, limit: Int)
 }
 
 extension RetryEvent: CustomStringConvertible {
@@ -74,6 +79,10 @@ extension RetryEvent: CustomStringConvertible {
       "attempt \(attempt) probes the half-open circuit"
     case .circuitClosed(let attempt):
       "attempt \(attempt) closed the circuit"
+    case .attemptShed(let attempt, let reason):
+      "attempt \(attempt) refused: \(reason)"
+    case .limitChanged(let attempt, let limit):
+      "after attempt \(attempt) the adaptive limit is \(limit)"
     }
   }
 
@@ -109,6 +118,10 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   case notIdempotent
   /// The policy's circuit breaker refused the next attempt.
   case circuitOpen
+  /// The policy's adaptive throttling (`throttle`) refused the next attempt.
+  case throttled
+  /// The policy's concurrency limit (`limit`) refused the next attempt.
+  case limitExceeded
 
   /// A short phrase such as `retries exhausted`.
   public var description: String {
@@ -122,6 +135,8 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case .hedgeLimitReached: "hedge limit reached"
     case .notIdempotent: "request not idempotent"
     case .circuitOpen: "circuit open"
+    case .throttled: "throttled"
+    case .limitExceeded: "limit exceeded"
     }
   }
 }

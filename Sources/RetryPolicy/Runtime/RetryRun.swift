@@ -23,6 +23,8 @@ package struct RetryRun: Sendable {
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
   private var circuit: RunCircuit?
+  /// The throttle and limit each attempt asks after the breaker, when the policy has them.
+  private var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
   private var stopwatch: (any RunStopwatch)?
@@ -78,7 +80,7 @@ package struct RetryRun: Sendable {
   package init(
     policy: borrowing CompiledPolicy, random: any RandomNumberGenerator & Sendable,
     budget: RetryBudget?, breaker: CircuitBreaker? = nil, attempts: Int = 0,
-    permit: CircuitBreakerStateMachine.Permit = .normal
+    permit: CircuitBreakerStateMachine.Permit = .normal, asksShedding: Bool = true
   ) {
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
@@ -87,6 +89,8 @@ package struct RetryRun: Sendable {
     if let breaker, let clause = policy.breaker {
       self.circuit = RunCircuit(breaker: breaker, policy: clause, permit: permit)
     }
+    // The storm simulator keeps each client's shedding state itself (`asksShedding` false).
+    self.shedding = asksShedding ? RunShedding(policy: policy) : nil
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
   }
@@ -140,9 +144,24 @@ package struct RetryRun: Sendable {
           // The first attempt throws the circuit's error, a later one the last error.
           throw stop(.circuitOpen, pendingError ?? refusal, in: environment, elapsed: given)
         }
+      case .throttle:
+        if shedding != nil,
+          let refusal = shedding?.admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
+        {
+          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
+          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .throttled))
+          throw stop(.throttled, pendingError ?? refusal, in: environment, elapsed: given)
+        }
+      case .limit:
+        if shedding != nil, let refusal = shedding?.admitLimit() {
+          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
+          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .limitExceeded))
+          throw stop(.limitExceeded, pendingError ?? refusal, in: environment, elapsed: given)
+        }
       case .budget:
         if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
           circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
+          _ = shedding?.release(isMeasured: false)
           throw stop(.budgetExhausted, error, in: environment, elapsed: given)
         }
       case .attemptTimeout, .hedge, .rules:
@@ -161,12 +180,24 @@ package struct RetryRun: Sendable {
     environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
   }
 
+  /// Gives back the limit's slot of the attempt that ended and counts a throttle's accept;
+  /// reports an adaptive limit's change.
+  private mutating func releaseShedding(
+    isMeasured: Bool, isAccept: Bool, in environment: borrowing RetryEnvironment
+  ) {
+    if isAccept { shedding?.recordAccept() }
+    if let limit = shedding?.release(isMeasured: isMeasured) {
+      environment.report(.limitChanged(attempt: machine.attempts, limit: limit))
+    }
+  }
+
   /// Reports that the last attempt succeeded and the run is over.
   @usableFromInline
   package mutating func finishSucceeded(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) {
     circuit?.succeeded(attempt: machine.attempts, in: environment)
+    if shedding != nil { releaseShedding(isMeasured: true, isAccept: true, in: environment) }
     finish(.succeeded, in: environment, elapsed: given)
   }
 
@@ -228,6 +259,12 @@ package struct RetryRun: Sendable {
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
+    if shedding != nil {
+      let isCancelled = action == .giveUp(.cancelled)
+      releaseShedding(
+        isMeasured: !isCancelled, isAccept: action == .giveUp(.errorNotMatched),
+        in: environment)
+    }
     if circuit != nil {
       // A failure for the breaker is an error a rule matches, and an attempt the policy's
       // own `timeout` cut off; cancellation and an error no rule matches are neither.

@@ -28,6 +28,10 @@ package enum RunStage: Sendable, Hashable, CaseIterable {
   case attemptTimeout
   /// `breaker P% …`: the circuit may refuse an attempt; every result is counted.
   case breaker
+  /// `throttle xK`: adaptive client throttling may refuse an attempt.
+  case throttle
+  /// `limit N`, `limit adaptive`: an attempt holds a slot while it runs, or is refused.
+  case limit
   /// `budget P%`: a retry spends a token; a first attempt deposits.
   case budget
   /// `hedge N after D`: extra concurrent attempts.
@@ -39,7 +43,7 @@ package enum RunStage: Sendable, Hashable, CaseIterable {
   ///
   /// The breaker comes before every stage that spends (the budget; per the contract, then
   /// throttle, rate and limit), so that an attempt it refuses spends nothing.
-  package static let beforeAttempt: [RunStage] = [.deadline, .breaker, .budget]
+  package static let beforeAttempt: [RunStage] = [.deadline, .breaker, .throttle, .limit, .budget]
 
   /// The stages that decide after an attempt failed, in the order they are asked.
   package static let afterFailure: [RunStage] = [.attemptTimeout, .rules, .breaker, .budget]
@@ -50,6 +54,8 @@ package enum RunStage: Sendable, Hashable, CaseIterable {
     case .deadline: .within
     case .attemptTimeout: .timeout
     case .breaker: .breaker
+    case .throttle: .throttle
+    case .limit: .limit
     case .budget: .budget
     case .hedge: .hedge
     case .rules: .retry

@@ -14,7 +14,7 @@ package enum Keyword: String, Sendable, Hashable, CaseIterable {
   case policy, retry, forever, on, except, immediately, delay, backoff, delays, jitter
   case full, equal, decorrelated, max, after, honoring
   case retryAfter = "retry-after"
-  case within, timeout, budget, x, hedge, breaker
+  case within, timeout, budget, x, hedge, breaker, limit, throttle
 
   /// The keyword as written in policy text.
   package var text: String { rawValue }
@@ -26,7 +26,7 @@ package enum Keyword: String, Sendable, Hashable, CaseIterable {
 /// One clause of the language, in canonical order: the order of `ClauseTable.entries`.
 package enum Clause: Int, Sendable, Hashable, CaseIterable, Comparable {
   case on, except, immediately, delay, backoff, delays, jitter, max, after, honoringRetryAfter
-  case within, timeout, budget, hedge, breaker
+  case within, timeout, budget, hedge, breaker, limit, throttle
 
   /// The clause's entry in the table.
   package var spec: ClauseSpec { ClauseTable.entries[rawValue] }
@@ -59,6 +59,8 @@ package enum ArgumentShape: Sendable, Hashable {
   case percent
   /// How a backoff grows: `xF` or `+I`.
   case growth
+  /// A factor alone: `xK` of `throttle`.
+  case factor
   /// Error classes separated by commas: `serverError, 503`.
   case errorClasses
   /// A hook name: `refreshToken`.
@@ -84,6 +86,8 @@ package struct ArgumentLimits: Sendable {
     case percentAboveZero
     /// A backoff factor, 1 to 1000, compared as written.
     case factor
+    /// A decimal number in this range, compared as written (`throttle`'s factor).
+    case decimals(ClosedRange<Int>)
   }
 
   /// The values it takes.
@@ -241,6 +245,16 @@ package enum ClauseTable {
     ArgumentLimits(bounds, text) { .breakerOutOfRange(word, $0.text + suffix, range: text) }
   }
 
+  /// A setting of `limit` or `throttle`, whose message names it: `word` is empty for the
+  /// first value.
+  static func sheddingLimits(
+    _ clause: String, _ word: String, _ bounds: ArgumentLimits.Bounds, _ text: String
+  ) -> ArgumentLimits {
+    ArgumentLimits(bounds, text) {
+      .sheddingOutOfRange(clause, word, $0.text, range: text)
+    }
+  }
+
   /// Every clause, in canonical order (`Clause`'s order).
   package static let entries: [ClauseSpec] = [
     ClauseSpec(
@@ -367,6 +381,48 @@ package enum ClauseTable {
       ],
       argumentSnippet: "${1:50}% over ${2:30s} min ${3:20} for ${4:5s}",
       summary: "stops calling while P% of recent attempts fail, then lets one probe through"),
+    ClauseSpec(
+      clause: .limit, keyword: .limit, scope: .policyWide,
+      arguments: [
+        ArgumentSpec(
+          .count, "N", isOptional: true,
+          limits: sheddingLimits(
+            "limit", "", .wholeNumbers(ConcurrencyLimitPolicy.limitRange), "1 to 1000000")),
+        ArgumentSpec("adaptive", .none, "", isOptional: true),
+        ArgumentSpec(
+          "queue", .count, "M", isOptional: true,
+          limits: sheddingLimits(
+            "limit", "queue", .wholeNumbers(ConcurrencyLimitPolicy.queueRange), "0 to 1000000"),
+          defaultValue: "0", expectedValue: .expectedWholeNumber(after: "queue")),
+        ArgumentSpec(
+          "min", .count, "A", isOptional: true,
+          limits: sheddingLimits(
+            "limit", "min", .wholeNumbers(ConcurrencyLimitPolicy.adaptiveRange), "1 to 1000000"),
+          defaultValue: "1"),
+        ArgumentSpec(
+          Keyword.max.text, .count, "B", isOptional: true,
+          limits: sheddingLimits(
+            "limit", "max", .wholeNumbers(ConcurrencyLimitPolicy.adaptiveRange), "1 to 1000000"),
+          defaultValue: "200"),
+      ],
+      argumentSnippet: "${1:16} queue ${2:0}",
+      summary: "at most N attempts in flight (M more wait in line), or a limit that adapts"),
+    ClauseSpec(
+      clause: .throttle, keyword: .throttle, scope: .policyWide,
+      arguments: [
+        ArgumentSpec(
+          .factor, "xK",
+          limits: ArgumentLimits(.decimals(1...10), "1 to 10") {
+            .sheddingOutOfRange("throttle", "", "x" + $0.text, range: "1 to 10")
+          }),
+        ArgumentSpec(
+          "over", .duration, "D", isOptional: true,
+          limits: sheddingLimits(
+            "throttle", "over", .durations(ThrottlePolicy.windowRange), "1s to 24h"),
+          defaultValue: "2m"),
+      ],
+      argumentSnippet: "x${1:2} over ${2:2m}",
+      summary: "refuses attempts locally while the service accepts fewer than 1 in K"),
   ]
 
   /// The clause `keyword` starts, if any.

@@ -123,6 +123,7 @@ extension PolicyParser {
   static func isValue(_ token: Token, of shape: ArgumentShape) -> Bool {
     switch shape {
     case .growth: token.keyword == .x || token.kind == .plus
+    case .factor: token.keyword == .x
     case .count, .percent: token.kind == .number
     case .duration, .durations: token.kind == .duration || token.kind == .number
     case .errorClasses: token.kind == .word || token.kind == .number || token.kind == .duration
@@ -174,6 +175,12 @@ extension PolicyParser {
     case .percent:
       return parsePercent(after: word).map(ArgumentSyntax.percent)
     case .growth:
+      return parseGrowth()
+    case .factor:
+      guard token.keyword == .x else {
+        if token.kind != .error { report(.expectedFactor(), at: token.range) }
+        return nil
+      }
       return parseGrowth()
     case .errorClasses:
       return parseNames(after: word).map(ArgumentSyntax.names)

@@ -30,7 +30,9 @@ enum ExplainCommand: Subcommand {
       "max", "schedule": [{"retry", "delay", "min", "max"}], "truncated", "hook",
       "honorsRetryAfter", "worstCaseTotal"}], "within", "timeout", "budget", "hedge":
       {"count", "after"} or null, "breaker": {"ratio", "window", "minimum", "open"} or null,
-      "name", "policy"}. Durations are seconds. For 'retry forever' the schedule lists the
+      "limit": {"max", "queue"} (for 'limit adaptive': {adaptive: {min, max}}) or null,
+      "throttle": {"factor", "window"} or null, "rate": null (a library RatePolicy: {perSecond,
+      burst}), "name", "policy"}. Durations are seconds. For 'retry forever' the schedule lists the
       first 100 retries and "truncated" is true.
       """,
     options: Options.optionSpecs,

@@ -186,6 +186,8 @@ package enum ExplainRendering {
           } ?? "none"
       case .hedge: value = policy.hedge.map(hedgeText)
       case .breaker: value = policy.breaker.map(breakerText)
+      case .limit: value = policy.limit.map(limitText)
+      case .throttle: value = policy.throttle.map(throttleText)
       // Rule clauses have the rules' rows.
       case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
         .honoringRetryAfter:
@@ -193,6 +195,8 @@ package enum ExplainRendering {
       }
       if let value { rows.append((clause.text, value)) }
     }
+    // `rate` is set through the library only (the language has no clause for it yet).
+    if let rate = policy.rate { rows.append(("rate", rateText(rate))) }
     return labeled(rows, indent: "")
   }
 
@@ -344,6 +348,11 @@ package enum ExplainRendering {
         members.append(JSONMember("budget", policy.budgetRatio.map(JSONValue.double) ?? .null))
       case .hedge: members.append(JSONMember("hedge", hedgeJSON(policy.hedge)))
       case .breaker: members.append(JSONMember("breaker", breakerJSON(policy.breaker)))
+      case .limit: members.append(JSONMember("limit", limitJSON(policy.limit)))
+      case .throttle:
+        members.append(JSONMember("throttle", throttleJSON(policy.throttle)))
+        // Contract §14: `rate` follows, null when absent (set through the library only).
+        members.append(JSONMember("rate", rateJSON(policy.rate)))
       // Rule clauses are members of each rule's object.
       case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
         .honoringRetryAfter:

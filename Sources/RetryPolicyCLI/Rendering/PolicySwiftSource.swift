@@ -18,7 +18,8 @@ import RetryPolicy
 enum PolicySwiftSource {
   /// The stored properties of ``CompiledPolicy`` that ``expression(for:)`` writes.
   static let policyFields = [
-    "name", "rules", "deadline", "attemptTimeout", "budgetRatio", "hedge", "breaker",
+    "name", "rules", "deadline", "attemptTimeout", "budgetRatio", "hedge", "breaker", "limit",
+    "throttle", "rate",
   ]
   /// The stored properties of ``RetryRule`` that ``expression(for:indent:)`` writes.
   static let ruleFields = [
@@ -31,7 +32,7 @@ enum PolicySwiftSource {
   static func expression(for policy: CompiledPolicy, indent: String = "") -> String {
     let inner = indent + "  "
     let rules = policy.rules.map { inner + "  " + expression(for: $0, indent: inner + "  ") }
-    let arguments = [
+    var arguments = [
       "name: \(optional(policy.name, string))",
       "rules: [\n" + rules.joined(separator: ",\n") + (rules.isEmpty ? "" : ",\n") + inner + "]",
       "deadline: \(optional(policy.deadline, duration))",
@@ -40,6 +41,17 @@ enum PolicySwiftSource {
       "hedge: \(optional(policy.hedge, expression(for:)))",
       "breaker: \(optional(policy.breaker, expression(for:)))",
     ]
+    // The shedding clauses only when present: the initializer's defaults are nil, and the
+    // code generated for other policies stays as it was.
+    if let limit = policy.limit { arguments.append("limit: \(expression(for: limit))") }
+    if let throttle = policy.throttle {
+      arguments.append(
+        "throttle: .init(factor: \(double(throttle.factor)), window: \(duration(throttle.window)))")
+    }
+    if let rate = policy.rate {
+      arguments.append(
+        "rate: .init(count: \(rate.count), per: \(duration(rate.period)), burst: \(rate.burst))")
+    }
     return ".init(\n" + arguments.map { inner + $0 }.joined(separator: ",\n") + "\n"
       + indent + ")"
   }
@@ -75,6 +87,14 @@ enum PolicySwiftSource {
         + "increment: \(duration(increment)))"
     case .customTimerDelayed(let maxCount, let delays):
       ".customTimerDelayed(maxCount: \(count(maxCount)), delays: \(array(delays, duration)))"
+    }
+  }
+
+  /// `.fixed(limit: 16, queue: 4)` or `.adaptive(minimum: 1, maximum: 200)`.
+  static func expression(for limit: ConcurrencyLimitPolicy) -> String {
+    switch limit {
+    case .fixed(let count, let queue): ".fixed(limit: \(count), queue: \(queue))"
+    case .adaptive(let minimum, let maximum): ".adaptive(minimum: \(minimum), maximum: \(maximum))"
     }
   }
 

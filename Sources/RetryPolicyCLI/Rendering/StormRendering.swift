@@ -12,15 +12,24 @@ enum StormRendering {
         "policies",
         .array(
           results.map { result in
-            // `refused` only for a policy with `breaker`: the others' bytes stay as they were.
+            // `refused` and `refusedBy` (contract §14) only for a policy with `breaker`,
+            // `limit`, `throttle` or `rate`: the others' bytes stay as they were.
             .object(
               [
                 JSONMember("policy", .string(result.name)),
                 JSONMember("offered", .int(result.offered)),
                 JSONMember("attempts", .int(result.attempts)),
               ]
-                + (result.policy.breaker == nil
-                  ? [] : [JSONMember("refused", .int(result.refused))])
+                + (result.canRefuse
+                  ? [
+                    JSONMember("refused", .int(result.refused)),
+                    JSONMember(
+                      "refusedBy",
+                      .object(
+                        StormRefusal.allCases.map {
+                          JSONMember($0.name, .int(result.refused(by: $0)))
+                        })),
+                  ] : [])
                 + [
                   JSONMember("amplification", .double(rounded(result.amplification))),
                   JSONMember(
@@ -35,6 +44,27 @@ enum StormRendering {
                 ])
           }))
     ])
+  }
+
+  /// What refused the policy's attempts, for a legend: nil for a policy that refuses none.
+  ///
+  /// A policy with only `breaker` keeps the line the breaker's storms always had.
+  static func refusalLegend(_ result: StormResult) -> String? {
+    guard result.canRefuse else { return nil }
+    let policy = result.policy
+    guard policy.limit != nil || policy.throttle != nil || policy.rate != nil else {
+      return "refused by the clients' breakers: \(result.refused) attempts"
+    }
+    let causes = StormRefusal.allCases.filter { cause in
+      switch cause {
+      case .breaker: policy.breaker != nil
+      case .limit: policy.limit != nil
+      case .throttle: policy.throttle != nil
+      case .rate: policy.rate != nil
+      }
+    }
+    return "refused: \(result.refused) attempts ("
+      + causes.map { "\($0.name) \(result.refused(by: $0))" }.joined(separator: ", ") + ")"
   }
 
   /// Four decimals: enough for the comparison, and short.
@@ -80,8 +110,8 @@ enum StormRendering {
       lines += labeled(index, result.name)
     }
     lines.append("")
-    // The attempts clients' breakers refused, when a policy has `breaker`.
-    let showsRefused = results.contains { $0.policy.breaker != nil }
+    // The attempts clients' breakers and shedding stages refused, when a policy has one.
+    let showsRefused = results.contains(where: \.canRefuse)
     var header = [
       "", "offered", "attempts", "amplif.", "in outage", "success", "p50", "p99", "peak load",
       "recovery",
@@ -98,7 +128,7 @@ enum StormRendering {
           ? "-" : result.recoverySeconds.map { fixed($0, 0) + "s" } ?? "did not recover",
       ]
       if showsRefused {
-        row.insert(result.policy.breaker == nil ? "-" : String(result.refused), at: 3)
+        row.insert(result.canRefuse ? String(result.refused) : "-", at: 3)
       }
       rows.append(row)
     }
@@ -109,6 +139,13 @@ enum StormRendering {
         return column == 0 ? "  " + cell + pad : pad + cell
       }
       lines.append(cells.joined(separator: "  "))
+    }
+    // A legend line for each policy that sheds load: its refusals by cause.
+    for (index, result) in results.enumerated()
+    where result.policy.limit != nil
+      || result.policy.throttle != nil || result.policy.rate != nil
+    {
+      lines.append("  \(label(index))  " + (refusalLegend(result) ?? ""))
     }
     lines.append("")
     let chart = StormChart(results: results, scenario: scenario, usesColor: usesColor)

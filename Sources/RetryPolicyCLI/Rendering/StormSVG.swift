@@ -29,8 +29,7 @@ enum StormSVG {
     let top = niceCeiling(max(1.2, (loads.max() ?? 1) * 1.05))
     let legends = results.map { result in
       StormRendering.legendLines(result.name, width: legendWidth)
-        + (result.policy.breaker == nil
-          ? [] : ["refused by the clients' breakers: \(result.refused) attempts (dashed)"])
+        + (StormRendering.refusalLegend(result).map { [$0 + " (dashed)"] } ?? [])
     }
     let height = successPanel.bottom + 50 + Double(legends.joined().count) * 18
     var svg = """
@@ -112,8 +111,8 @@ enum StormSVG {
           "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" "
           + "stroke-linejoin=\"round\" points=\"\(points.joined(separator: " "))\"/>\n"
       }
-      if result.policy.breaker != nil {
-        // The attempts the breakers refused each second, on the load's scale: load the
+      if result.canRefuse {
+        // The attempts the breakers and shedding stages refused each second, on the load's scale: load the
         // backend was spared.
         let refused = columns.map { range in
           let most = range.map { result.seconds[$0].refused }.max() ?? 0

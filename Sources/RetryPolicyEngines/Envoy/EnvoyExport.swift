@@ -93,7 +93,11 @@ package enum EnvoyExport {
       switch clause {
       case .budget:
         guard let ratio = policy.budgetRatio else { continue }
-        cluster.append(retryBudget(ratio))
+        var thresholds: [JSONMember] = []
+        if case .fixed(let limit, let queue)? = policy.limit {
+          thresholds = limitThresholds(limit, queue: queue)
+        }
+        cluster.append(retryBudget(ratio, with: thresholds))
         result.note(
           "Envoy's retry budget limits concurrent retries to a share of active requests (at least"
             + " \(RetryBudget.initialTokens)), not retries to a share of first attempts",
@@ -101,6 +105,20 @@ package enum EnvoyExport {
       case .breaker:
         guard let breaker = policy.breaker else { continue }
         cluster.append(outlierDetection(breaker, locator: locator, result: &result))
+      case .limit:
+        // With `budget`, the thresholds went into the budget's entry (above).
+        guard case .fixed(let limit, let queue)? = policy.limit, policy.budgetRatio == nil
+        else { continue }
+        cluster.append(
+          JSONMember(
+            "circuit_breakers",
+            .object([
+              JSONMember(
+                "thresholds", .array([.object(limitThresholds(limit, queue: queue))]))
+            ])))
+      // HTTP filters (below).
+      case .throttle:
+        continue
       // The route's (above).
       case .within, .timeout, .hedge, .on, .except, .immediately, .delay, .backoff, .delays,
         .jitter, .max, .after, .honoringRetryAfter:
@@ -108,12 +126,14 @@ package enum EnvoyExport {
       }
     }
     if !cluster.isEmpty { document.append(JSONMember("cluster", .object(cluster))) }
+    let filters = httpFilters(policy, locator: locator, result: &result)
+    if !filters.isEmpty { document.append(JSONMember("http_filters", .array(filters))) }
     result.document = .object(document)
     return result
   }
 
   /// The cluster's `circuit_breakers` for `budget P%`: a retry budget of P percent.
-  static func retryBudget(_ ratio: Double) -> JSONMember {
+  static func retryBudget(_ ratio: Double, with thresholds: [JSONMember] = []) -> JSONMember {
     let budget = JSONValue.object([
       JSONMember("budget_percent", .object([JSONMember("value", .double(ratio * 100))])),
       JSONMember("min_retry_concurrency", .int(RetryBudget.initialTokens)),
@@ -121,7 +141,8 @@ package enum EnvoyExport {
     return JSONMember(
       "circuit_breakers",
       .object([
-        JSONMember("thresholds", .array([.object([JSONMember("retry_budget", budget)])]))
+        JSONMember(
+          "thresholds", .array([.object(thresholds + [JSONMember("retry_budget", budget)])]))
       ]))
   }
 

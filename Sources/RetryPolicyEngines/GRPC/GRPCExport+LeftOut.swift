@@ -16,6 +16,18 @@ extension GRPCExport {
           "gRPC's service config has no circuit breaker: 'breaker' is left out; keep a"
             + " CircuitBreaker in the client",
           at: locator.policyWide(.breaker))
+      case .limit:
+        guard policy.limit != nil else { continue }
+        result.note(
+          "gRPC's service config has no concurrency limit: 'limit' is left out; keep a"
+            + " ConcurrencyLimiter in the client",
+          at: locator.policyWide(.limit))
+      case .throttle:
+        guard policy.throttle != nil else { continue }
+        result.note(
+          "gRPC's service config has no adaptive throttling ('retryThrottling' limits retries"
+            + " only): 'throttle' is left out; keep an AdaptiveThrottle in the client",
+          at: locator.policyWide(.throttle))
       // The method config (`methodConfig`): its timeout, retry or hedging policy.
       case .within, .timeout, .hedge: continue
       // `retryThrottling` (`throttlingValue`).

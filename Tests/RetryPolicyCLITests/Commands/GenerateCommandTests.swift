@@ -59,7 +59,11 @@ struct GenerateCommandTests {
     #expect(fields(of: CompiledPolicy(rules: [rule])) == PolicySwiftSource.policyFields)
     // `matcher` is derived from the classes by the initializer the generated code calls.
     #expect(fields(of: rule).filter { $0 != "matcher" } == PolicySwiftSource.ruleFields)
-    let expression = PolicySwiftSource.expression(for: CompiledPolicy(rules: [rule]))
+    // The shedding clauses are written when present (the code of other policies is as it was).
+    let expression = PolicySwiftSource.expression(
+      for: CompiledPolicy(
+        rules: [rule], limit: .fixed(limit: 4, queue: 0), throttle: ThrottlePolicy(factor: 2),
+        rate: RatePolicy(count: 5, per: .seconds(1))))
     for field in PolicySwiftSource.policyFields + PolicySwiftSource.ruleFields {
       #expect(expression.contains("\(field): "), "\(field)")
     }

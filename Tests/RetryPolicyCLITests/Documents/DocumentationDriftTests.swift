@@ -301,7 +301,7 @@ struct DocumentationDriftTests {
           (lowest, highest) = (range.lowerBound.policyText, range.upperBound.policyText)
         case .wholeNumbers(let range):
           (lowest, highest) = (String(range.lowerBound), String(range.upperBound))
-        case .any, .duration, .percentAboveZero, .factor:
+        case .any, .duration, .percentAboveZero, .factor, .decimals:
           continue
         }
         guard let word = argument.word,

@@ -65,6 +65,7 @@ private let catalogue: [CatalogueCase] = [
   .init(
     id: .hedgeConflict, source: "policy p = retry 3 delay 1s hedge 1 after 1s", location: "1:20"),
   .init(id: .breakerOutOfRange, source: "policy p = retry 3 breaker 0%", location: "1:28"),
+  .init(id: .sheddingOutOfRange, source: "policy p = retry 3 limit 0", location: "1:26"),
   .init(id: .duplicatePolicy, source: "policy p = retry 1\npolicy p = retry 2", location: "2:8"),
   .init(
     id: .unknownErrorClass, source: "policy p = retry 3 on servrError", location: "1:23",

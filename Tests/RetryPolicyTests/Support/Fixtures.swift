@@ -179,5 +179,9 @@ func line(_ event: RetryEvent) -> String {
     "half-opened \(attempt)"
   case .circuitClosed(let attempt):
     "closed \(attempt)"
+  case .attemptShed(let attempt, let reason):
+    "shed \(attempt) \(reason)"
+  case .limitChanged(let attempt, let limit):
+    "limit \(attempt) \(limit)"
   }
 }

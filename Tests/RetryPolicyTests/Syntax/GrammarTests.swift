@@ -149,13 +149,15 @@ struct ClauseTableTests {
     // explain --json's members, in its help (contract §5).
     "RetryPolicyCLI/Commands/ExplainCommand.swift": [
       "on", "except", "jitter", "max", "retry", "delay", "within", "timeout", "budget", "hedge",
-      "breaker", "after", "policy",
+      "breaker", "after", "policy", "limit", "throttle",
     ],
     // gRPC's `timeout` field; Envoy's `retry-after` header.
     "RetryPolicyEngines/GRPC/Import/GRPCImport+Reader.swift": ["timeout"],
     "RetryPolicyEngines/Envoy/EnvoyExport.swift": ["retry-after"],
     // The Swift properties of CompiledPolicy and RetryRule.
-    "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": ["hedge", "jitter", "breaker"],
+    "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": [
+      "hedge", "jitter", "breaker", "limit", "throttle",
+    ],
     // simulate --json's decision value and member.
     "RetryPolicyCLI/Rendering/SimulationRendering.swift": ["retry", "policy"],
     // The file extension.

@@ -103,7 +103,64 @@ extension PolicyChecker {
         breakerClause = place.keyword
         if isInLimits { breaker = Self.breaker(clause) }
       }
+    case .limit:
+      if isFirst(.limit, at: place.keyword, after: limitClause) {
+        limitClause = place.keyword
+        let form = checkLimitForm(clause, at: place.keyword)
+        if isInLimits { limit = form }
+      }
+    case .throttle:
+      if isFirst(.throttle, at: place.keyword, after: throttleClause) {
+        throttleClause = place.keyword
+        if isInLimits, case .factor(let number)? = clause.argument(0), let factor = number.value {
+          throttle = ThrottlePolicy(
+            factor: factor, window: clause.duration(1)?.duration ?? ThrottlePolicy.defaultWindow)
+        }
+      }
     }
+  }
+
+  /// Checks that a `limit` clause is `limit N [queue M]` or `limit adaptive [min A] [max B]`
+  /// with A ≤ B; returns its value, settings left out taking their defaults.
+  mutating func checkLimitForm(_ clause: ClauseSyntax, at range: SourceRange)
+    -> ConcurrencyLimitPolicy?
+  {
+    let count = clause.argument(0)?.wholeNumber
+    let isAdaptive = clause.argument(1) != nil
+    let queue = clause.argument(2)
+    let minimum = clause.argument(3)
+    let maximum = clause.argument(4)
+    if clause.argument(0) != nil, isAdaptive {
+      report(.limitForm("'limit' takes a number or 'adaptive', not both"), at: range)
+      return nil
+    }
+    if clause.argument(0) == nil, !isAdaptive {
+      report(
+        .limitForm("'limit' needs a number or 'adaptive': 'limit 16' or 'limit adaptive'"),
+        at: range)
+      return nil
+    }
+    if isAdaptive {
+      if queue != nil {
+        report(.limitForm("'queue' goes with 'limit N', not with 'limit adaptive'"), at: range)
+        return nil
+      }
+      let low = minimum?.wholeNumber ?? ConcurrencyLimitPolicy.defaultAdaptiveMinimum
+      let high = maximum?.wholeNumber ?? ConcurrencyLimitPolicy.defaultAdaptiveMaximum
+      guard low <= high else {
+        report(
+          .limitForm("limit 'min' \(low) is above 'max' \(high); it must be at most 'max'"),
+          at: range)
+        return nil
+      }
+      return .adaptive(minimum: low, maximum: high)
+    }
+    if minimum != nil || maximum != nil {
+      report(.limitForm("'min' and 'max' go with 'limit adaptive', not with 'limit N'"), at: range)
+      return nil
+    }
+    guard let count else { return nil }
+    return .fixed(limit: count, queue: queue?.wholeNumber ?? 0)
   }
 
   /// The delays of a `backoff` clause whose limits were checked; nil when one is wrong.

@@ -34,7 +34,8 @@ extension PolicyChecker {
     case .increment(let literal):
       return checkDuration(literal, of: keyword, mustBePositive: false) != nil
     case .factor(let number):
-      return checkFactor(number)
+      guard case .decimals = limits.bounds else { return checkFactor(number) }
+      return checkNumber(number, limits, argument: value)
     case .count(let number), .percent(let number):
       return checkNumber(number, limits, argument: value)
     case .jitter(let syntax):
@@ -61,7 +62,7 @@ extension PolicyChecker {
         return false
       }
       return true
-    case .any, .wholeNumbers, .percentAboveZero, .factor:
+    case .any, .wholeNumbers, .percentAboveZero, .factor, .decimals:
       return checkDuration(literal, of: keyword, mustBePositive: false) != nil
     }
   }
@@ -80,6 +81,11 @@ extension PolicyChecker {
     case .wholeNumbers(let range): isInLimits = Int(exactly: value).map(range.contains) ?? false
     case .percentAboveZero: isInLimits = Self.isPercentInRange(number.digits, value: value)
     case .factor: return checkFactor(number)
+    case .decimals(let range):
+      isInLimits =
+        value.isFinite
+        && Literals.order(of: number.digits, value: value, comparedWith: range.lowerBound) != .below
+        && Literals.order(of: number.digits, value: value, comparedWith: range.upperBound) != .above
     }
     if !isInLimits { reportOutOfRange(argument, limits, at: number.range) }
     return isInLimits

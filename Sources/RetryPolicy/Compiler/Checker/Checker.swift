@@ -57,6 +57,12 @@ struct PolicyChecker {
   /// The range of the first `breaker` keyword.
   var breakerClause: SourceRange?
   var breaker: CircuitBreakerPolicy?
+  /// The range of the first `limit` keyword.
+  var limitClause: SourceRange?
+  var limit: ConcurrencyLimitPolicy?
+  /// The range of the first `throttle` keyword.
+  var throttleClause: SourceRange?
+  var throttle: ThrottlePolicy?
   /// The rule clauses that have no meaning under `hedge`, reported when the policy has it:
   /// their keywords (`honoring` for `honoring retry-after`) and ranges, plain data.
   var hedgeConflicts = HedgeConflicts()
@@ -100,6 +106,10 @@ struct PolicyChecker {
     hedge = nil
     breakerClause = nil
     breaker = nil
+    limitClause = nil
+    limit = nil
+    throttleClause = nil
+    throttle = nil
     if hedgeConflicts.count > 0 { hedgeConflicts.removeAll() }
     if !foreverCounts.isEmpty { foreverCounts.removeAll(keepingCapacity: true) }
     catchAllLine = nil
@@ -143,7 +153,8 @@ struct PolicyChecker {
     guard !hasErrors, !isIncomplete, !rules.isEmpty else { return nil }
     return CompiledPolicy(
       name: name, rules: rules, deadline: deadline, attemptTimeout: attemptTimeout,
-      budgetRatio: budgetRatio, hedge: hedge, breaker: breaker)
+      budgetRatio: budgetRatio, hedge: hedge, breaker: breaker, limit: limit,
+      throttle: throttle)
   }
 
   // MARK: Lines

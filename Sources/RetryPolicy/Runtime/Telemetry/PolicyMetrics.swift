@@ -218,7 +218,7 @@ extension RetryStopReason {
   /// Every reason, in the order of ``metricsIndex``.
   static let metricsCases: [RetryStopReason] = [
     .retriesExhausted, .errorNotMatched, .deadlineExceeded, .budgetExhausted, .cancelled,
-    .hookFailed, .hedgeLimitReached, .notIdempotent, .circuitOpen,
+    .hookFailed, .hedgeLimitReached, .notIdempotent, .circuitOpen, .throttled, .limitExceeded,
   ]
 
   /// The reason's place among the counters of failed runs.
@@ -233,6 +233,8 @@ extension RetryStopReason {
     case .hedgeLimitReached: 6
     case .notIdempotent: 7
     case .circuitOpen: 8
+    case .throttled: 9
+    case .limitExceeded: 10
     }
   }
 
@@ -249,6 +251,8 @@ extension RetryStopReason {
     case .hedgeLimitReached: "hedgeLimitReached"
     case .notIdempotent: "notIdempotent"
     case .circuitOpen: "circuitOpen"
+    case .throttled: "throttled"
+    case .limitExceeded: "limitExceeded"
     }
   }
 }

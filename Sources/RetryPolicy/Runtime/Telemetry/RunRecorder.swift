@@ -47,7 +47,8 @@ package struct RunRecorder: Sendable {
         endAttempt(summary.attempts, succeeded: true, at: elapsed)
       }
       counters.runEnded(summary.outcome, after: elapsed)
-    case .retryScheduled, .attemptRefused, .circuitOpened, .circuitHalfOpened, .circuitClosed:
+    case .retryScheduled, .attemptRefused, .circuitOpened, .circuitHalfOpened, .circuitClosed,
+      .attemptShed, .limitChanged:
       break
     }
   }
@@ -81,6 +82,8 @@ extension RetryStopReason {
     switch self {
     case .circuitOpen: .breaker
     case .budgetExhausted: .budget
+    case .throttled: .throttle
+    case .limitExceeded: .limit
     case .retriesExhausted, .errorNotMatched, .deadlineExceeded, .cancelled, .hookFailed,
       .hedgeLimitReached, .notIdempotent:
       nil

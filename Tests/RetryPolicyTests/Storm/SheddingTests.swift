@@ -1,0 +1,77 @@
+import RetryPolicy
+import RetryPolicySimulation
+import Testing
+
+/// The storm simulator with shedding stages: each client its own, on the virtual time.
+@Suite("Storm simulation: limits, throttles and rates")
+struct StormSheddingTests {
+  /// 10 clients at 50 requests per second against 750 attempts per second, the backend four
+  /// times slower from 10 s to 20 s; few busy clients, so that each client's own limit sees
+  /// enough attempts to adapt.
+  static func scenario() -> StormScenario {
+    var scenario = StormScenario()
+    scenario.clients = 10
+    scenario.rate = 50
+    scenario.capacity = 750
+    scenario.outageStart = 10_000_000_000
+    scenario.outageLength = 10_000_000_000
+    scenario.slowdown = 4
+    scenario.failureRate = 0
+    scenario.duration = 40_000_000_000
+    return scenario
+  }
+
+  static func policy(
+    _ text: String, limit: ConcurrencyLimitPolicy? = nil, throttle: ThrottlePolicy? = nil,
+    rate: RatePolicy? = nil
+  ) throws -> CompiledPolicy {
+    var policy = try compile(policy: text)
+    policy.limit = limit
+    policy.throttle = throttle
+    policy.rate = rate
+    return policy
+  }
+
+  @Test("each stage's refusals are counted by cause, and the backend never sees them")
+  func refusalsByCause() throws {
+    let simulation = StormSimulation(scenario: Self.scenario())
+    let plain = try simulation.run(try compile(policy: "retry 3 immediately"))
+    let limited = try simulation.run(
+      try Self.policy("retry 3 immediately", limit: .fixed(limit: 4, queue: 0)))
+    let adaptive = try simulation.run(
+      try Self.policy("retry 3 immediately", limit: .adaptive(minimum: 1, maximum: 200)))
+    let throttled = try simulation.run(
+      try Self.policy("retry 3 immediately", throttle: ThrottlePolicy(factor: 2)))
+    let rated = try simulation.run(
+      try Self.policy("retry 3 immediately", rate: RatePolicy(count: 60, per: .seconds(1))))
+    #expect(adaptive.refused(by: .limit) > 0)
+    #expect(adaptive.attempts < plain.attempts)
+    #expect(adaptive.successRatio > plain.successRatio)
+    #expect(plain.refused == 0)
+    #expect(limited.refused(by: .limit) > 0)
+    #expect(limited.refused == limited.refused(by: .limit))
+    #expect(throttled.refused(by: .throttle) > 0)
+    // Without `within`, a rate's wait is never refused: it only delays.
+    #expect(rated.refused(by: .rate) == 0)
+    #expect(rated.attempts < plain.attempts)
+    #expect(limited.attempts < plain.attempts)
+    #expect(throttled.attempts < plain.attempts)
+  }
+}
+
+extension StormSheddingTests {
+  @Test("a rate's wait past 'within' is refused, and a waiter in line leaves at 'within'")
+  func withinBoundsWaits() throws {
+    let simulation = StormSimulation(scenario: Self.scenario())
+    let rated = try simulation.run(
+      try Self.policy(
+        "retry 3 immediately within 2s", rate: RatePolicy(count: 60, per: .seconds(1))))
+    #expect(rated.refused(by: .rate) > 0)
+    #expect((rated.p99 ?? 0) <= 3)
+    let queued = try simulation.run(
+      try Self.policy("retry 3 immediately within 2s", limit: .fixed(limit: 4, queue: 100)))
+    #expect(queued.refused(by: .limit) > 0)
+    // A waiter admitted before 'within' runs its attempt: at most the 1 s timeout more.
+    #expect((queued.p99 ?? 0) <= 3)
+  }
+}
