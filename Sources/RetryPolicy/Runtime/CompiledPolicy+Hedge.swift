@@ -46,7 +46,7 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var driver = HedgeDriver(policy: self, hedge: hedge, environment: environment, clock: clock)
     let limit = attemptTimeout
-    let name = metricsName
+    let name = environment.observer != nil ? metricsName : nil
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
       /// Starts an attempt; returns why it may not start instead (the breaker refused it, or
       /// an extra attempt found no budget token).
@@ -56,12 +56,14 @@ extension CompiledPolicy {
         group.addTask {
           do {
             let attempt = RetryAttempt(number: number)
-            let value = try await RetryContext.$current.withValue(
-              RetryContext(policy: name, attempt: number)
-            ) {
+            @Sendable func make() async throws -> Success {
               guard let limit else { return try await operation(attempt) }
               return try await timingOut(on: clock, limit: limit) { try await operation(attempt) }
             }
+            // Only an observed run tells the operation its attempt (see `run(in:)`).
+            guard let name else { return .finished(number, .success(try await make())) }
+            let value = try await RetryContext.$current.withValue(
+              RetryContext(policy: name, attempt: number), operation: make)
             return .finished(number, .success(value))
           } catch {
             return .finished(number, .failure(error))

@@ -44,8 +44,7 @@ extension CompiledPolicy {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
         permit = try circuitBreaker.admitFirstAttempt()
         do {
-          let value = try await RetryContext.$current.withValue(
-            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+          let value = try await operation()
           circuitBreaker.recordFirstSuccess(permit, policy: clause)
           return value
         } catch {
@@ -53,8 +52,7 @@ extension CompiledPolicy {
         }
       } else {
         do {
-          return try await RetryContext.$current.withValue(
-            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+          return try await operation()
         } catch {
           firstFailure = error
         }
@@ -109,8 +107,7 @@ extension CompiledPolicy {
         }
         permit = try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
         do {
-          let value = try await RetryContext.$current.withValue(
-            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+          let value = try await operation()
           environment.breaker?.recordFirstSuccess(
             permit, policy: clause, on: environment.breakerClock)
           return value
@@ -119,8 +116,7 @@ extension CompiledPolicy {
         }
       } else {
         do {
-          return try await RetryContext.$current.withValue(
-            RetryContext(policy: metricsName, attempt: 1), operation: operation)
+          return try await operation()
         } catch {
           firstFailure = error
         }
@@ -137,11 +133,11 @@ extension CompiledPolicy {
       in: environment, after: firstFailure, permit: permit, isolation: isolation, operation)
   }
 
-  /// `run` with only metrics to record.
+  /// Runs `operation` when only metrics record the run, the first attempt a plain call.
   ///
-  /// The first attempt is a plain call timed on the run's clock, and a success records its
-  /// attempt and its run at once, with no driver. A failure goes on in the driver, whose run
-  /// starts when the first attempt did.
+  /// The first attempt is timed on the run's clock, and a success records its attempt and
+  /// its run at once, with no driver. A failure goes on in the driver, whose run starts when
+  /// the first attempt did.
   @inlinable
   func runRecording<C: Clock<Duration>, Success>(
     on clock: C,
@@ -155,8 +151,7 @@ extension CompiledPolicy {
     counters.attemptStarted()
     let value: Success
     do {
-      value = try await RetryContext.$current.withValue(
-        RetryContext(policy: metricsName, attempt: 1), operation: operation)
+      value = try await operation()
     } catch {
       return try await drive(
         on: clock, in: environment, after: error, startedAt: start, isolation: isolation,
@@ -282,8 +277,13 @@ extension CompiledPolicy {
     while true {
       try run.startAttempt(in: environment)
       do {
-        let value = try await RetryContext.$current.withValue(
-          RetryContext(policy: metricsName, attempt: run.attempts), operation: operation)
+        // A run with an observer tells the operation its attempt; a task-local value costs a
+        // lock of the task's status and an executor check, too much for every run.
+        let value =
+          environment.observer != nil
+          ? try await RetryContext.$current.withValue(
+            RetryContext(policy: metricsName, attempt: run.attempts), operation: operation)
+          : try await operation()
         run.finishSucceeded(in: environment)
         return value
       } catch {

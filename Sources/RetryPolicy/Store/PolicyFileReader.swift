@@ -1,5 +1,6 @@
-// The one reader of policy files: the store, its watcher and every command of the tool read
-// through it. It is the only file of the library that calls the C library's file functions.
+// The library's one platform file (the only one that imports the C library): the one reader
+// of policy files (the store, its watcher and every command of the tool read through it),
+// the folder watch of `check --watch`, and the circuit breaker's clock and thread identity.
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -220,6 +221,89 @@ package enum PolicyFileReader {
     guard let text = strerror(errorNumber) else { return "error \(errorNumber)" }
     return String(cString: text).lowercased()
   }
+}
+
+/// Folders watched for any change of their entries: inotify on Linux.
+///
+/// `retry-policy check --watch` asks it at every look, which costs one read that does not
+/// wait; where the platform has no such facility, ``init(folders:)`` returns nil and the
+/// caller walks the folders at every look instead.
+package final class PolicyFolderWatch: Sendable {
+  private let descriptor: Int32
+
+  /// Starts watching `folders` (paths as bytes), or nil.
+  ///
+  /// A file or link created, removed, renamed, written or its attributes changed is a
+  /// change. Nil where the platform has no such facility, or when a folder cannot be watched.
+  package init?(folders: [[UInt8]]) {
+    #if os(Linux)
+      let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+      guard descriptor >= 0 else { return nil }
+      let mask = UInt32(
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE
+          | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+      for folder in folders {
+        guard folder.withCPath({ inotify_add_watch(descriptor, $0, mask) }) >= 0 else {
+          _ = close(descriptor)
+          return nil
+        }
+      }
+      self.descriptor = descriptor
+    #else
+      return nil
+    #endif
+  }
+
+  deinit { _ = close(descriptor) }
+
+  /// Whether anything changed since the last call.
+  ///
+  /// Reads every pending event without waiting. A failed read counts as a change.
+  package func takeChanges() -> Bool {
+    var changed = false
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { raw in
+        systemRead(descriptor, raw.baseAddress, raw.count)
+      }
+      if count > 0 {
+        changed = true
+      } else if count < 0, errno == EINTR {
+        continue
+      } else {
+        return changed || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+      }
+    }
+  }
+}
+
+// MARK: The circuit breaker's clock and thread
+
+/// The monotonic clock read coarsely, in nanoseconds (Linux `CLOCK_MONOTONIC_COARSE`, Darwin
+/// `CLOCK_MONOTONIC_RAW_APPROX`), or nil where there is no such clock.
+@inline(__always)
+func platformCoarseMonotonicNanoseconds() -> Int64? {
+  #if canImport(Glibc) || canImport(Musl)
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+    return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+  #elseif canImport(Darwin)
+    return Int64(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW_APPROX))
+  #else
+    return nil
+  #endif
+}
+
+/// The current thread's handle as a number (0 where it cannot be had).
+@inline(__always)
+func platformThreadIdentity() -> UInt64 {
+  #if canImport(Glibc) || canImport(Musl)
+    return UInt64(UInt(pthread_self()))
+  #elseif canImport(Darwin)
+    return UInt64(UInt(bitPattern: pthread_self()))
+  #else
+    return 0
+  #endif
 }
 
 private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int)

@@ -1,121 +1,7 @@
-// The parser's lines, rule heads, clauses and their arguments. See `Parser.swift` for the
-// parser's state and its entry points.
+// The parser's clauses and their arguments. See `Parser.swift` for the parser's state and its
+// entry points, and `Parser+Lines.swift` for lines and rule heads.
 
 extension PolicyParser {
-  // MARK: Lines
-
-  /// Parses one line, up to (not including) its end, into `lines`; returns its range, or nil
-  /// when nothing could be recorded.
-  mutating func parseLine(isPolicyText: Bool) -> SourceRange? {
-    let start = token.range.start
-    let diagnosticsBefore = diagnosticCount
-    var head: RetryHeadSyntax?
-    var clauseCount = 0
-    // Once the line's start is diagnosed, a missing `retry` is not reported again.
-    var isStartDiagnosed = false
-    if token.keyword == .retry {
-      head = parseHead()
-    } else if !isAtClause {
-      reportUnexpected(atLineStart: true, isPolicyText: isPolicyText)
-      isStartDiagnosed = true
-      skipToClause()
-    }
-    clauses = []
-    while !isAtLineEnd {
-      guard token.kind == .word, let keyword = token.keyword, let clause = token.clause else {
-        reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)
-        skipToClause()
-        continue
-      }
-      if head == nil && !clause.isPolicyWide && !isStartDiagnosed {
-        report(.expectedRetry(before: keyword.rawValue), at: token.range)
-        isStartDiagnosed = true
-      }
-      if parseClause(keyword) {
-        clauseCount += 1
-      } else {
-        skipToClause()
-      }
-    }
-    let range = SourceRange(start: start, end: previousEnd)
-    // A line where nothing could be recorded is not kept.
-    if head == nil && clauseCount == 0 { return nil }
-    lines.append(
-      LineSyntax(
-        head: head, clauses: clauses, range: range,
-        hasSyntaxErrors: diagnosticCount > diagnosticsBefore))
-    clauses = []
-    return range
-  }
-
-  /// Reports the current token where a clause (or a line) was expected.
-  mutating func reportUnexpected(atLineStart: Bool, isPolicyText: Bool) {
-    let expected =
-      atLineStart
-      ? "a rule such as 'retry 3' or a policy-wide clause such as 'within 1m'"
-      : "a clause such as 'on', 'backoff', 'jitter' or 'max'"
-    switch token.kind {
-    case .error:
-      return
-    case .word:
-      switch token.keyword {
-      case nil:
-        let suggestion = Suggestion.nearest(to: text, in: ClauseTable.clauseWords)
-        report(.unknownClause(text, suggestion: suggestion), at: token.range)
-      case .retry?:
-        report(
-          .unexpectedToken(text, expected: "a clause; each rule goes on a line of its own"),
-          at: token.range)
-      case .policy? where isPolicyText:
-        report(
-          .unexpectedToken(
-            text, expected: "a rule such as 'retry 3'; 'policy' declarations belong in a file"),
-          at: token.range)
-      default:
-        report(.unexpectedToken(text, expected: expected), at: token.range)
-      }
-    case .newline, .end:
-      return
-    default:
-      report(.unexpectedToken(text, expected: expected), at: token.range)
-    }
-  }
-
-  /// Parses `retry N` or `retry forever`, at `retry`.
-  mutating func parseHead() -> RetryHeadSyntax {
-    let start = token.range.start
-    let retryRange = token.range
-    advance()
-    var count = RetryHeadSyntax.Count.times(nil)
-    var countRange = retryRange
-    switch token.kind {
-    case .number where !token.hasFraction:
-      countRange = token.range
-      if let value = Literals.integer(lexer.slice(token.start, token.end)) {
-        count = .times(value)
-      } else {
-        report(.numberTooLarge(text), at: token.range)
-      }
-      advance()
-    case .word where token.keyword == .forever:
-      count = .forever
-      countRange = token.range
-      advance()
-    case .error:
-      break
-    default:
-      if isAtLineEnd || isAtClause {
-        report(.expectedCount(), at: token.range)
-      } else {
-        report(.expectedCount(found: text), at: token.range)
-        advance()
-        skipToClause()
-      }
-    }
-    return RetryHeadSyntax(
-      count: count, countRange: countRange, range: SourceRange(start: start, end: previousEnd))
-  }
-
   // MARK: Clauses
 
   /// Parses the clause that starts with `keyword`, at its keyword, into `clauses`; false
@@ -148,6 +34,10 @@ extension PolicyParser {
     while let found = wordedArgument(of: spec, from: firstWorded) {
       let wordRange = token.range
       let word = spec.arguments[found].word ?? ""
+      // A keyword given again starts its own clause, unless a value of this clause follows
+      // (`hedge 2 after 1s after refreshToken` has an `after` clause; `… after 1s after 2s`
+      // repeats `after`).
+      if syntax.argument(found) != nil, isStartingOwnClause(spec.arguments[found]) { break }
       advance()
       if syntax.argument(found) != nil {
         report(.repeatedWord(word, in: spec.text), at: wordRange)
@@ -185,8 +75,6 @@ extension PolicyParser {
 
   /// The index of the argument of `spec`, from `start` on, whose word the current token is.
   ///
-  /// A word that is a keyword (`after` of `hedge`) counts once only: a second one starts the
-  /// clause it names.
   func wordedArgument(of spec: ClauseSpec, from start: Int) -> Int? {
     guard token.kind == .word, start < spec.arguments.count else { return nil }
     for index in start..<spec.arguments.count {
@@ -200,6 +88,14 @@ extension PolicyParser {
       }
     }
     return nil
+  }
+
+  /// Whether the current token, a keyword word of `argument` given already, starts a clause
+  /// of its own: it starts one, and what follows it is no value of `argument`.
+  func isStartingOwnClause(_ argument: ArgumentSpec) -> Bool {
+    guard token.clause != nil else { return false }
+    var lookahead = lexer
+    return !Self.isValue(lookahead.next(), of: argument.shape)
   }
 
   /// Reports `word` written after `before`, at `wordRange`, with the move as a fix-it: the
@@ -217,12 +113,22 @@ extension PolicyParser {
     report(.misplacedWord(word, before: before, in: clause), at: wordRange, fixIts: [fixIt])
   }
 
-  /// Whether the current token can start a value of `shape` (for an optional positional
-  /// argument, such as a backoff's growth).
+  /// Whether the current token can start a value of `shape`: an optional positional argument
+  /// (a backoff's growth) is read only where its value stands.
   func isAtValue(of shape: ArgumentShape) -> Bool {
+    Self.isValue(token, of: shape)
+  }
+
+  /// Whether `token` can start a value of `shape`.
+  static func isValue(_ token: Token, of shape: ArgumentShape) -> Bool {
     switch shape {
     case .growth: token.keyword == .x || token.kind == .plus
-    case .none, .count, .duration, .durations, .percent, .errorClasses, .hook, .jitter: true
+    case .count, .percent: token.kind == .number
+    case .duration, .durations: token.kind == .duration || token.kind == .number
+    case .errorClasses: token.kind == .word || token.kind == .number || token.kind == .duration
+    case .hook: token.kind == .word && token.keyword == nil
+    case .jitter: token.kind == .number || token.kind == .word
+    case .none: false
     }
   }
 

@@ -164,8 +164,7 @@ enum CheckCommand: Subcommand {
   ) async -> Int32 {
     var status = check(options, context: context)
     var seen = WatchScan(options, context: context)
-    var notifications = Platform.watchFolders(seen.watchedFolders)
-    defer { notifications.map { _ = Platform.close($0) } }
+    var notifications = PolicyFolderWatch(folders: seen.watchedFolders)
     var mustLook = false
     var round = 0
     while rounds.map({ round < $0 }) ?? true {
@@ -175,16 +174,15 @@ enum CheckCommand: Subcommand {
       } catch {
         break
       }
-      if let descriptor = notifications, !mustLook, !Platform.takeFolderChanges(descriptor) {
+      if let watch = notifications, !mustLook, !watch.takeChanges() {
         continue
       }
       mustLook = false
       let now = WatchScan(options, context: context)
       // Watch the folders of now; a change the old watch saw meanwhile is looked at next.
       if let old = notifications {
-        notifications = Platform.watchFolders(now.watchedFolders)
-        mustLook = Platform.takeFolderChanges(old)
-        Platform.close(old)
+        notifications = PolicyFolderWatch(folders: now.watchedFolders)
+        mustLook = old.takeChanges()
       }
       guard now.fingerprints != seen.fingerprints else { continue }
       let changed = now.changes(from: seen)

@@ -315,62 +315,6 @@ enum Platform {
     #endif
   }
 
-  // MARK: Watching folders
-
-  /// Starts watching `folders` for any change of their entries: inotify on Linux.
-  ///
-  /// A change is a file or link created, removed, renamed, written or its attributes changed.
-  /// Returns the
-  /// descriptor to ask with ``takeFolderChanges(_:)``, or nil where the platform has no such
-  /// facility or a folder cannot be watched (the caller then looks at every file instead).
-  static func watchFolders(_ folders: [[UInt8]]) -> Int32? {
-    #if os(Linux)
-      let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-      guard descriptor >= 0 else { return nil }
-      let mask = UInt32(
-        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE
-          | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-      for folder in folders
-      where folder.withCString({ inotify_add_watch(descriptor, $0, mask) }) < 0 {
-        _ = systemClose(descriptor)
-        return nil
-      }
-      return descriptor
-    #else
-      return nil
-    #endif
-  }
-
-  /// Whether anything changed in the folders of ``watchFolders(_:)`` since the last call.
-  ///
-  /// Reads every pending event without waiting. A failed read counts as a change.
-  static func takeFolderChanges(_ descriptor: Int32) -> Bool {
-    #if os(Windows)
-      return true
-    #else
-      return drainEvents(descriptor)
-    #endif
-  }
-
-  #if !os(Windows)
-    private static func drainEvents(_ descriptor: Int32) -> Bool {
-      var changed = false
-      var buffer = [UInt8](repeating: 0, count: 1 << 16)
-      while true {
-        let count = buffer.withUnsafeMutableBytes { raw in
-          systemRead(descriptor, raw.baseAddress, raw.count)
-        }
-        if count > 0 {
-          changed = true
-        } else if count < 0, errno == EINTR {
-          continue
-        } else {
-          return changed || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-        }
-      }
-    }
-  #endif
-
   // MARK: Signals
 
   /// Ignores SIGPIPE, so that a write to a closed pipe fails with EPIPE instead of killing

@@ -56,6 +56,21 @@ struct ClauseWordTests {
     #expect(diagnostics.first?.fixIts.isEmpty == true)
   }
 
+  @Test(
+    "a keyword word of a clause given twice is repeated, unless it starts its own clause",
+    arguments: [
+      (
+        "retry 3 delay 1s honoring retry-after retry-after",
+        ["1:39 repeated-word"]
+      ),
+      ("retry 3 hedge 2 after 1s after 2s", ["1:26 repeated-word"]),
+      // `after refreshToken` is the hook clause, which means nothing under `hedge`.
+      ("retry 3 hedge 2 after 1s after refreshToken", ["1:26 hedge-conflict"]),
+    ])
+  func repeatedKeyword(text: String, expected: [String]) {
+    #expect(diagnosticsOf(text) == expected)
+  }
+
   @Test("the words stay names outside their clause")
   func wordsAreNames() {
     #expect(analyze(policy: "retry 3 on over, min after for").diagnostics.isEmpty)

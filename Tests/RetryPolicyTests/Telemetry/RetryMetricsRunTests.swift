@@ -126,10 +126,11 @@ struct RetryMetricsRunTests {
         "retry_policy_breaker_state{policy=\"payments\",state=\"half_open\"} 1\n"))
   }
 
-  @Test("an attempt under way is in flight, and RetryContext names its policy and number")
+  @Test("an attempt under way is in flight; with an observer, RetryContext names it")
   func inFlightAndContext() async throws {
     let metrics = RetryMetrics()
-    let environment = RetryEnvironment(clock: ImmediateClock(), metrics: metrics)
+    let environment = RetryEnvironment(
+      clock: ImmediateClock(), observer: { _ in }, metrics: metrics)
     let policy = try named("search", "retry 2 on serverError")
     #expect(RetryContext.current == nil)
     var seen: [RetryContext?] = []
@@ -154,7 +155,7 @@ struct RetryMetricsRunTests {
   @Test("a hedged run records every attempt it started, and the context of each")
   func hedged() async throws {
     let metrics = RetryMetrics()
-    let environment = RetryEnvironment(metrics: metrics)
+    let environment = RetryEnvironment(observer: { _ in }, metrics: metrics)
     let policy = try named("quotes", "retry 2 on serverError hedge 1 after 10ms")
     let attempt = try await policy.runHedged(in: environment) { attempt in
       guard RetryContext.current?.attempt == attempt.number,
@@ -191,18 +192,26 @@ struct RetryMetricsRunTests {
     #expect(values?.successfulRuns == 1)
   }
 
-  @Test("RetryContext is set in every form of run, metrics or not")
-  func contextEverywhere() async throws {
+  @Test("RetryContext is set in runs with an observer, in no others")
+  func contextInObservedRuns() async throws {
     let policy = try named("search", "retry 1 on serverError")
-    #expect(try await policy.run { RetryContext.current } == .init(policy: "search", attempt: 1))
+    #expect(try await policy.run { RetryContext.current } == nil)
+    #expect(try await policy.run(in: RetryEnvironment()) { RetryContext.current } == nil)
+    let observed = RetryEnvironment(observer: { _ in })
+    #expect(
+      try await policy.run(in: observed) { RetryContext.current }
+        == RetryContext(policy: "search", attempt: 1))
     let anonymous = try compile(policy: "retry 1")
-    let context = try await anonymous.run(in: RetryEnvironment()) { RetryContext.current }
-    #expect(context == RetryContext(policy: "anonymous", attempt: 1))
+    let recorded = RetryEnvironment(metrics: RetryMetrics())
+    #expect(try await anonymous.run(in: recorded) { RetryContext.current } == nil)
+    let both = RetryEnvironment(observer: { _ in }, metrics: RetryMetrics())
+    #expect(
+      try await anonymous.run(in: both) { RetryContext.current }
+        == RetryContext(policy: "anonymous", attempt: 1))
     let guarded = try named("guarded", "retry 1 breaker 50%")
-    let breaker = CircuitBreaker()
-    let inBreaker = try await guarded.run(in: RetryEnvironment(breaker: breaker)) {
-      RetryContext.current
-    }
+    let inBreaker = try await guarded.run(
+      in: RetryEnvironment(observer: { _ in }, breaker: CircuitBreaker())
+    ) { RetryContext.current }
     #expect(inBreaker == RetryContext(policy: "guarded", attempt: 1))
   }
 }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The time a ``CircuitBreaker`` measures its window and its open time on, as nanoseconds
 /// since the breaker was made (never negative, never overflowing).
 ///
@@ -63,36 +57,22 @@ struct CircuitBreakerClock: Sendable {
 
   @inline(__always)
   private static func systemNanoseconds() -> Int64 {
-    #if canImport(Glibc)
-      var time = timespec()
-      clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
-      return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
-    #elseif canImport(Darwin)
-      return Int64(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW_APPROX))
-    #else
-      return nanoseconds(ContinuousClock.zeroOffset.duration(to: ContinuousClock.now))
-    #endif
+    // The platform's coarse clock (PolicyFileReader.swift, the library's platform file).
+    platformCoarseMonotonicNanoseconds()
+      ?? nanoseconds(ContinuousClock.zeroOffset.duration(to: ContinuousClock.now))
   }
 }
 
-#if !canImport(Glibc) && !canImport(Darwin)
-  extension ContinuousClock {
-    /// A fixed instant of the process, from which the fallback source counts.
-    fileprivate static let zeroOffset = ContinuousClock.now
-  }
-#endif
+extension ContinuousClock {
+  /// A fixed instant of the process, from which the fallback source counts.
+  fileprivate static let zeroOffset = ContinuousClock.now
+}
 
 /// The stripe of a breaker's counters the current thread writes to, one of `count` (a power
 /// of two): threads on different cores then rarely write the same cache line.
 @inline(__always)
 func circuitBreakerStripe(of count: Int) -> Int {
-  #if canImport(Glibc)
-    let thread = UInt64(UInt(pthread_self()))
-  #elseif canImport(Darwin)
-    let thread = UInt64(UInt(bitPattern: pthread_self()))
-  #else
-    let thread: UInt64 = 0
-  #endif
+  let thread = platformThreadIdentity()
   // Fibonacci hashing: the thread handle's high bits decide.
   let mixed = thread &* 0x9E37_79B9_7F4A_7C15
   return Int(truncatingIfNeeded: mixed >> 32) & (count - 1)

@@ -1,8 +1,11 @@
 /// The run an operation's code is part of: the policy's name and the attempt's number, for a
 /// span attribute or a log line.
 ///
-/// A run sets ``current`` around each attempt; outside a run it is nil. Code called by the
-/// operation reads it without being handed anything:
+/// A run in an environment with an observer (``RetryEnvironment/observer``) sets ``current``
+/// around each attempt; outside such a run it is nil. (Setting a task-local value takes a
+/// lock of the task's status and an executor check: several times the rest of a successful
+/// run, so runs without an observer, metrics-only ones included, do without it.) Code called
+/// by the operation reads it without being handed anything:
 ///
 ///     func fetchUser(_ id: Int) async throws -> User {
 ///       if let context = RetryContext.current {
@@ -27,7 +30,7 @@ public struct RetryContext: Sendable, Hashable {
     self.attempt = attempt
   }
 
-  /// The attempt under way in the current task, or nil outside a run.
+  /// The attempt under way in the current task, or nil outside a run with an observer.
   @TaskLocal public static var current: RetryContext?
 }
 

@@ -43,6 +43,13 @@ enum MetricsScenario {
             blackHole(try await policy.run(in: recorded) { try await fetchValue(index) })
           }
         },
+        Variant("two readings of ContinuousClock.now (the floor of timing a run)") { iterations in
+          let clock = ContinuousClock()
+          for _ in 0..<iterations {
+            let start = clock.now
+            blackHole(start.duration(to: clock.now))
+          }
+        },
       ])
     if let base = success[0], let with = success[1] {
       let added = with.nanosecondsPerOperation - base.nanosecondsPerOperation
