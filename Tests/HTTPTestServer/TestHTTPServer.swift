@@ -44,6 +44,8 @@ public final class TestHTTPServer: @unchecked Sendable {
   private var script: [Reply]
   private var received: [Request] = []
   private var isStopped = false
+  private var hasFinished = false
+  private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
   private let finished = DispatchSemaphore(value: 0)
 
   /// Starts a server that answers the requests with `script`, in order; past its end it
@@ -74,6 +76,22 @@ public final class TestHTTPServer: @unchecked Sendable {
     lock.withLock { received }
   }
 
+  /// Waits until the server has received `count` requests, or has stopped serving.
+  ///
+  /// A test that cuts an attempt off on its clock waits here first: until the server has the
+  /// request, the cut-off may come before the request is sent, and the retry would then be
+  /// the first request the server answers.
+  public func waitForRequests(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let isWaiting = lock.withLock {
+        guard received.count < count, !hasFinished else { return false }
+        waiters.append((count, continuation))
+        return true
+      }
+      if !isWaiting { continuation.resume() }
+    }
+  }
+
   /// Stops serving and waits for the server's thread to finish (at most a few seconds).
   public func stop() {
     let wasStopped = lock.withLock {
@@ -92,7 +110,15 @@ public final class TestHTTPServer: @unchecked Sendable {
   private var shouldStop: Bool { lock.withLock { isStopped } }
 
   private func serve(maxRequests: Int, limitMilliseconds: Int) {
-    defer { finished.signal() }
+    defer {
+      let stranded = lock.withLock {
+        hasFinished = true
+        defer { waiters = [] }
+        return waiters
+      }
+      for waiter in stranded { waiter.continuation.resume() }
+      finished.signal()
+    }
     let start = DispatchTime.now()
     var served = 0
     while served < maxRequests, !shouldStop {
@@ -113,11 +139,15 @@ public final class TestHTTPServer: @unchecked Sendable {
   /// retry on a new connection is answered meanwhile.
   private func handle(_ connection: Int32) -> Bool {
     guard let request = Self.read(connection) else { return true }
-    let reply = lock.withLock {
+    let (reply, satisfied) = lock.withLock {
       received.append(request)
-      return script.isEmpty
-        ? Reply.respond(status: 418, body: "script ended") : script.removeFirst()
+      let reply =
+        script.isEmpty ? Reply.respond(status: 418, body: "script ended") : script.removeFirst()
+      let satisfied = waiters.filter { $0.count <= received.count }
+      waiters.removeAll { $0.count <= received.count }
+      return (reply, satisfied)
     }
+    for waiter in satisfied { waiter.continuation.resume() }
     switch reply {
     case .respond(let status, let headers, let body):
       var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"

@@ -253,7 +253,10 @@ struct HTTPEndToEndTests {
       try await session.data(from: url, policy: policy, in: RetryEnvironment(clock: clock))
     }
     // The first attempt's timer; the second attempt's is left alone, so it gets its answer.
+    // The cut-off waits for the server to hold the first request: cut off before it is sent,
+    // the retry would be the request the server holds.
     await clock.waitForSleepers()
+    await server.waitForRequests(1)
     #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(2)))
     clock.advance(by: .seconds(2))
     await clock.waitForSleepers()  // the retry's delay, once the cut-off attempt returned
