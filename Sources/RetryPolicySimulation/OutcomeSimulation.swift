@@ -191,7 +191,8 @@ private final class EventLog: Sendable {
       case .finished(let summary):
         finalElapsed = summary.elapsed
         if let last = attempts.indices.last, error == nil { attempts[last].end = time }
-      case .attemptRefused, .circuitOpened, .circuitHalfOpened, .circuitClosed:
+      case .attemptRefused, .attemptShed, .limitChanged, .circuitOpened, .circuitHalfOpened,
+        .circuitClosed:
         continue
       @unknown default:
         continue
