@@ -253,7 +253,7 @@ enum Platform {
   /// Flushes a folder's entries (a rename in it) to the disk; errors are ignored.
   static func synchronizeFolder(_ path: [UInt8]) {
     #if !os(Windows)
-      let descriptor = path.withCString { open($0, O_RDONLY) }
+      let descriptor = path.withCString { open($0, O_RDONLY | O_NONBLOCK) }
       guard descriptor >= 0 else { return }
       _ = fsync(descriptor)
       _ = systemClose(descriptor)
