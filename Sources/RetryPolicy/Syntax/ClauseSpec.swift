@@ -71,28 +71,32 @@ package struct ArgumentLimits: Sendable {
 
 /// One argument of a clause: positional (`D` of `delay D`) or after a word of its own (`over D`
 /// of `breaker`).
-package struct ArgumentSpec: Sendable {
+///
+/// A class: the parser and the checker walk a clause's arguments on every clause they read,
+/// and a reference is copied with one retain where the value's strings, messages and closure
+/// would each take their own.
+package final class ArgumentSpec: Sendable {
   /// The word before the argument (`over`, `after`, `retry-after`); nil for a positional one.
-  package var word: String?
+  package let word: String?
   /// The word as a keyword, when it is one (`after`); else it is a word of this clause only.
-  package var wordKeyword: Keyword?
+  package let wordKeyword: Keyword?
   /// The shape of its value.
-  package var shape: ArgumentShape
+  package let shape: ArgumentShape
   /// Whether it may be left out.
-  package var isOptional: Bool
+  package let isOptional: Bool
   /// The values it takes.
-  package var limits: ArgumentLimits
+  package let limits: ArgumentLimits
   /// Its name in the clause's form, such as `D`, `N` or `P%`.
-  package var placeholder: String
+  package let placeholder: String
   /// Its value when left out, in policy text (`30s`); empty when it has none.
-  package var defaultValue: String
+  package let defaultValue: String
   /// The message when the value is missing, instead of the shape's own; nil for the shape's.
-  package var expectedValue: DiagnosticMessage?
+  package let expectedValue: DiagnosticMessage?
   /// The message when its word is missing where it is required.
-  package var expectedWord: DiagnosticMessage?
+  package let expectedWord: DiagnosticMessage?
 
   /// A positional argument.
-  package init(
+  package convenience init(
     _ shape: ArgumentShape, _ placeholder: String, isOptional: Bool = false,
     limits: ArgumentLimits = .none, defaultValue: String = "",
     expectedValue: DiagnosticMessage? = nil
