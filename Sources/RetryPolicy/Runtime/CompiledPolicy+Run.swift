@@ -44,7 +44,7 @@ extension CompiledPolicy {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
         permit = try circuitBreaker.admitFirstAttempt()
         do {
-          let value = try await operation()
+          let value = try await attempt(1, isolation: isolation, operation)
           circuitBreaker.recordFirstSuccess(permit, policy: clause)
           return value
         } catch {
@@ -52,7 +52,7 @@ extension CompiledPolicy {
         }
       } else {
         do {
-          return try await operation()
+          return try await attempt(1, isolation: isolation, operation)
         } catch {
           firstFailure = error
         }
@@ -109,7 +109,7 @@ extension CompiledPolicy {
         }
         permit = try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
         do {
-          let value = try await operation()
+          let value = try await attempt(1, isolation: isolation, operation)
           environment.breaker?.recordFirstSuccess(
             permit, policy: clause, on: environment.breakerClock)
           return value
@@ -118,7 +118,7 @@ extension CompiledPolicy {
         }
       } else {
         do {
-          return try await operation()
+          return try await attempt(1, isolation: isolation, operation)
         } catch {
           firstFailure = error
         }
@@ -153,7 +153,7 @@ extension CompiledPolicy {
     counters.attemptStarted()
     let value: Success
     do {
-      value = try await operation()
+      value = try await attempt(1, isolation: isolation, operation)
     } catch {
       return try await drive(
         on: clock, in: environment, after: error, startedAt: start, isolation: isolation,
@@ -279,13 +279,7 @@ extension CompiledPolicy {
     while true {
       try run.startAttempt(in: environment)
       do {
-        // A run with an observer tells the operation its attempt; a task-local value costs a
-        // lock of the task's status and an executor check, too much for every run.
-        let value =
-          environment.observer != nil
-          ? try await RetryContext.$current.withValue(
-            RetryContext(policy: metricsName, attempt: run.attempts), operation: operation)
-          : try await operation()
+        let value = try await attempt(run.attempts, isolation: isolation, operation)
         run.finishSucceeded(in: environment)
         return value
       } catch {
@@ -354,9 +348,11 @@ extension CompiledPolicy {
     do {
       let value: Success
       if let limit = attemptTimeout {
-        value = try await timingOut(on: clock, limit: limit, operation)
+        value = try await attempt(1, isolation: isolation) {
+          try await timingOut(on: clock, limit: limit, operation)
+        }
       } else {
-        value = try await operation()
+        value = try await attempt(1, isolation: isolation, operation)
       }
       run.finishSucceeded(in: environment)
       return value

@@ -1,6 +1,7 @@
 import Foundation
 import RetryPolicy
 import RetryPolicyTesting
+import Synchronization
 import Testing
 
 private enum Failure: Error, Equatable {
@@ -192,26 +193,39 @@ struct RetryMetricsRunTests {
     #expect(values?.successfulRuns == 1)
   }
 
-  @Test("RetryContext is set in runs with an observer, in no others")
-  func contextInObservedRuns() async throws {
+  @Test("RetryContext is set around every attempt of every run, and nil outside one")
+  func contextInEveryRun() async throws {
+    #expect(RetryContext.current == nil)
     let policy = try named("search", "retry 1 on serverError")
-    #expect(try await policy.run { RetryContext.current } == nil)
-    #expect(try await policy.run(in: RetryEnvironment()) { RetryContext.current } == nil)
+    let search = RetryContext(policy: "search", attempt: 1)
+    #expect(try await policy.run { RetryContext.current } == search)
+    #expect(try await policy.run(in: RetryEnvironment()) { RetryContext.current } == search)
     let observed = RetryEnvironment(observer: { _ in })
-    #expect(
-      try await policy.run(in: observed) { RetryContext.current }
-        == RetryContext(policy: "search", attempt: 1))
+    #expect(try await policy.run(in: observed) { RetryContext.current } == search)
     let anonymous = try compile(policy: "retry 1")
     let recorded = RetryEnvironment(metrics: RetryMetrics())
-    #expect(try await anonymous.run(in: recorded) { RetryContext.current } == nil)
-    let both = RetryEnvironment(observer: { _ in }, metrics: RetryMetrics())
     #expect(
-      try await anonymous.run(in: both) { RetryContext.current }
+      try await anonymous.run(in: recorded) { RetryContext.current }
         == RetryContext(policy: "anonymous", attempt: 1))
     let guarded = try named("guarded", "retry 1 breaker 50%")
-    let inBreaker = try await guarded.run(
-      in: RetryEnvironment(observer: { _ in }, breaker: CircuitBreaker())
-    ) { RetryContext.current }
+    let inBreaker = try await guarded.run(in: RetryEnvironment(breaker: CircuitBreaker())) {
+      RetryContext.current
+    }
     #expect(inBreaker == RetryContext(policy: "guarded", attempt: 1))
+    let timed = try named("timed", "retry 1 timeout 1s")
+    #expect(
+      try await timed.run { RetryContext.current } == RetryContext(policy: "timed", attempt: 1))
+    let counter = Mutex(0)
+    let second = try await policy.run(in: RetryEnvironment(clock: ImmediateClock())) {
+      () async throws -> RetryContext? in
+      let attempt = counter.withLock { count in
+        count += 1
+        return count
+      }
+      if attempt == 1 { throw Failure.serverError }
+      return RetryContext.current
+    }
+    #expect(second == RetryContext(policy: "search", attempt: 2))
+    #expect(RetryContext.current == nil)
   }
 }

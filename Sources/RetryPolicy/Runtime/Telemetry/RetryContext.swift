@@ -1,10 +1,7 @@
 /// The run an operation's code is part of: the policy's name and the attempt's number, for a
 /// span attribute or a log line.
 ///
-/// A run in an environment with an observer (``RetryEnvironment/observer``) sets ``current``
-/// around each attempt; outside such a run it is nil. (Setting a task-local value takes a
-/// lock of the task's status and an executor check: several times the rest of a successful
-/// run, so runs without an observer, metrics-only ones included, do without it.) Code called
+/// Every run sets ``current`` around each of its attempts; outside a run it is nil. Code called
 /// by the operation reads it without being handed anything:
 ///
 ///     func fetchUser(_ id: Int) async throws -> User {
@@ -30,7 +27,7 @@ public struct RetryContext: Sendable, Hashable {
     self.attempt = attempt
   }
 
-  /// The attempt under way in the current task, or nil outside a run with an observer.
+  /// The attempt under way in the current task, or nil outside a run.
   @TaskLocal public static var current: RetryContext?
 }
 
@@ -38,4 +35,17 @@ extension CompiledPolicy {
   /// The name that metrics and ``RetryContext`` give the policy: its name, or `anonymous`.
   @usableFromInline
   package var metricsName: String { name ?? "anonymous" }
+}
+
+extension CompiledPolicy {
+  /// Runs `operation` as attempt `number` of a run of this policy, with
+  /// ``RetryContext/current`` set for the code it calls.
+  @inlinable
+  package func attempt<Success>(
+    _ number: Int, isolation: isolated (any Actor)?, _ operation: () async throws -> Success
+  ) async throws -> Success {
+    try await RetryContext.$current.withValue(
+      RetryContext(policy: metricsName, attempt: number), operation: operation,
+      isolation: isolation)
+  }
 }
