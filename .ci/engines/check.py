@@ -8,7 +8,12 @@ hedge yet). Delays (issue 27): the server stamps each attempt's arrival; the gap
 retry must fall inside the range `explain --json` gives for the imported policy (gRPC waits
 its delay times a uniform factor in [0.8, 1.2], `jitter 20%`), for gRPC configs imported with
 `import --from grpc` and for policies exported exactly. Envoy: the YAML and JSON exports must agree and parse strictly (unknown fields
-rejected) into RouteAction, RetryPolicy and CircuitBreakers from xds-protos. Every sample
+rejected) into RouteAction, RetryPolicy, CircuitBreakers and OutlierDetection from xds-protos;
+the load-shedding parts (issue 34, contract §14) too: `limit N queue M` as CircuitBreakers
+thresholds, and each entry of `http_filters` as an HttpFilter whose typed_config (an Any, by
+its @type) is AdaptiveConcurrency, AdmissionControl or LocalRateLimit, with their values checked
+against the clauses (`rate` from .ci/engines/local-ratelimit.json, the export of a rate set
+through the library, which a Swift test keeps equal to the export's bytes). Every sample
 exports to both engines; the script prints which exports are exact and which warn.
 """
 
@@ -26,6 +31,11 @@ from google.protobuf import json_format
 from envoy.config.cluster.v3 import circuit_breaker_pb2
 from envoy.config.cluster.v3 import outlier_detection_pb2
 from envoy.config.route.v3 import route_components_pb2
+from envoy.extensions.filters.http.adaptive_concurrency.v3 import adaptive_concurrency_pb2
+from envoy.extensions.filters.http.admission_control.v3 import admission_control_pb2
+from envoy.extensions.filters.http.local_ratelimit.v3 import local_rate_limit_pb2
+from envoy.extensions.filters.network.http_connection_manager.v3 import (
+    http_connection_manager_pb2)
 
 TOOL = sys.argv[1]
 SERVICE, METHOD = "test.Echo", "Call"
@@ -228,25 +238,124 @@ def check_delays(server):
     return ok
 
 
-def check_envoy(text, label):
-    status_yaml, out_yaml, _ = tool("export", "--to", "envoy", *text)
-    status_json, out_json, _ = tool("export", "--to", "envoy", "--json", *text)
-    assert status_yaml == 0 and status_json == 0, label
-    document = json.loads(out_json)
-    assert yaml.safe_load(out_yaml) == document, f"{label}: YAML and JSON differ"
+# The HTTP filters of contract §14: name -> the message its typed_config must be.
+HTTP_FILTERS = {
+    "envoy.filters.http.adaptive_concurrency": adaptive_concurrency_pb2.AdaptiveConcurrency,
+    "envoy.filters.http.admission_control": admission_control_pb2.AdmissionControl,
+    "envoy.filters.http.local_ratelimit": local_rate_limit_pb2.LocalRateLimit,
+}
+
+
+def parse_envoy(document, label):
+    """Parses every part of an Envoy export strictly; returns the parsed messages by name."""
+    parsed = {}
+    unknown = set(document) - {"route", "cluster", "http_filters"}
+    assert not unknown, f"{label}: unknown top-level fields {unknown}"
     route = document.get("route", {})
     json_format.ParseDict(route, route_components_pb2.RouteAction())
     if "retry_policy" in route:
         json_format.ParseDict(route["retry_policy"], route_components_pb2.RetryPolicy())
     cluster = document.get("cluster", {})
     if "circuit_breakers" in cluster:
-        json_format.ParseDict(cluster["circuit_breakers"], circuit_breaker_pb2.CircuitBreakers())
+        parsed["circuit_breakers"] = json_format.ParseDict(
+            cluster["circuit_breakers"], circuit_breaker_pb2.CircuitBreakers())
     if "outlier_detection" in cluster:
         # The breaker (issue 25): failure-percentage ejection, parsed strictly.
         json_format.ParseDict(
             cluster["outlier_detection"], outlier_detection_pb2.OutlierDetection())
     unknown = set(cluster) - {"circuit_breakers", "outlier_detection"}
     assert not unknown, f"{label}: unknown cluster fields {unknown}"
+    for entry in document.get("http_filters", []):
+        # The whole entry as HCM's HttpFilter: typed_config is an Any, resolved by its @type.
+        json_format.ParseDict(entry, http_connection_manager_pb2.HttpFilter())
+        name = entry["name"]
+        assert name in HTTP_FILTERS, f"{label}: unexpected filter {name}"
+        message = HTTP_FILTERS[name]
+        config = dict(entry["typed_config"])
+        expected = "type.googleapis.com/" + message.DESCRIPTOR.full_name
+        assert config.pop("@type") == expected, f"{label}: {name} has the wrong @type"
+        assert name not in parsed, f"{label}: {name} twice"
+        parsed[name] = json_format.ParseDict(config, message())
+    return parsed
+
+
+def check_envoy(text, label):
+    status_yaml, out_yaml, _ = tool("export", "--to", "envoy", *text)
+    status_json, out_json, _ = tool("export", "--to", "envoy", "--json", *text)
+    assert status_yaml == 0 and status_json == 0, label
+    document = json.loads(out_json)
+    assert yaml.safe_load(out_yaml) == document, f"{label}: YAML and JSON differ"
+    return parse_envoy(document, label)
+
+
+def explained(policy):
+    status, out, err = tool("explain", "--json", policy)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def check_shedding():
+    """Each shedding clause's Envoy part, parsed strictly, holds the values §14 gives it."""
+    ok = True
+
+    def expect(label, what, seen, wanted):
+        nonlocal ok
+        good = seen == wanted
+        ok &= good
+        print(f"  {label}: {what} {seen!r}" + ("" if good else f", wanted {wanted!r}  MISMATCH"))
+
+    for policy in ["retry 3 limit 10 queue 5", "retry 3 on serverError limit 7",
+                   "retry 3 on unavailable budget 20% limit 1000000 queue 1000000 breaker 50%"]:
+        limit = explained(policy)["limit"]
+        thresholds = check_envoy([policy], policy)["circuit_breakers"].thresholds
+        expect(policy, "thresholds", len(thresholds), 1)
+        expect(policy, "max_requests", thresholds[0].max_requests.value, limit["max"])
+        expect(policy, "max_pending_requests", thresholds[0].max_pending_requests.value,
+               limit["queue"])
+        if "budget" in policy:
+            expect(policy, "budget_percent", thresholds[0].retry_budget.budget_percent.value, 20)
+    for policy in ["retry 3 on serverError limit adaptive min 2 max 50 throttle x2 over 1m",
+                   "retry 3 on serverError limit adaptive throttle x1.5",
+                   "retry 2 on unavailable limit adaptive max 7 throttle x10 over 10s"]:
+        facts = explained(policy)
+        parsed = check_envoy([policy], policy)
+        gradient = parsed["envoy.filters.http.adaptive_concurrency"].gradient_controller_config
+        expect(policy, "max_concurrency_limit",
+               gradient.concurrency_limit_params.max_concurrency_limit.value,
+               facts["limit"]["adaptive"]["max"])
+        expect(policy, "sample_aggregate_percentile", gradient.sample_aggregate_percentile.value,
+               90)
+        admission = parsed["envoy.filters.http.admission_control"]
+        throttle = facts["throttle"]
+        expect(policy, "sampling_window", admission.sampling_window.ToTimedelta().total_seconds(),
+               throttle["window"])
+        # Envoy refuses with ((requests - accepts / threshold) / (requests + 1))^(1/aggression):
+        # the SRE formula when threshold is 1/K and aggression 1.
+        expect(policy, "sr_threshold %", round(admission.sr_threshold.default_value.value, 4),
+               round(100 / throttle["factor"], 4))
+        expect(policy, "aggression", admission.aggression.default_value, 1)
+        expect(policy, "max_rejection_probability %",
+               admission.max_rejection_probability.default_value.value, 100)
+    # `rate` (library only): the export a Swift test keeps equal to this file's bytes.
+    with open(".ci/engines/local-ratelimit.json", encoding="utf-8") as file:
+        label = "rate 50/s burst 80 (through the library)"
+        bucket = parse_envoy(json.load(file), label)[
+            "envoy.filters.http.local_ratelimit"].token_bucket
+        expect(label, "max_tokens", bucket.max_tokens, 80)
+        expect(label, "tokens_per_fill", bucket.tokens_per_fill.value, 50)
+        expect(label, "fill_interval", bucket.fill_interval.ToTimedelta().total_seconds(), 1.0)
+    # A filter config with a field the message lacks is refused: proof the configs are parsed.
+    try:
+        parse_envoy({"http_filters": [{"name": "envoy.filters.http.admission_control",
+                                       "typed_config": {"@type": "type.googleapis.com/envoy."
+                                                        "extensions.filters.http.admission_"
+                                                        "control.v3.AdmissionControl",
+                                                        "sr_treshold": {}}}]}, "misspelt")
+        print("  a misspelt AdmissionControl field was accepted  MISMATCH")
+        ok = False
+    except json_format.ParseError:
+        print("  a misspelt AdmissionControl field: refused")
+    return ok
 
 
 def check_rejects_unknown():
@@ -321,6 +430,9 @@ def main():
         ]:
             check_envoy([policy], policy)
             print(f"parsed: {policy}")
+        print("== Envoy: shedding parts parsed strictly into CircuitBreakers / AdaptiveConcurrency"
+              " / AdmissionControl / LocalRateLimit, values against 'explain --json'")
+        ok &= check_shedding()
         print("== every sample, both engines")
         ok &= check_samples(server)
     finally:

@@ -1,5 +1,7 @@
 /// Writes a ``JSONValue`` as block-style YAML: `key: value` lines, `- ` for array elements,
-/// strings double-quoted (JSON's escapes are YAML's), numbers, booleans and null as in JSON.
+/// strings double-quoted (JSON's escapes are YAML's), numbers, booleans and null as in JSON;
+/// a key that YAML would not read as a plain string (such as `@type`, `@` being reserved) is
+/// double-quoted too.
 package struct YAMLWriter {
   package init() {}
 
@@ -22,7 +24,7 @@ package struct YAMLWriter {
   ) {
     let pad = String(repeating: " ", count: indent)
     for (index, member) in members.enumerated() {
-      output += (index == 0 && !firstPrefix.isEmpty ? firstPrefix : pad) + member.key + ":"
+      output += (index == 0 && !firstPrefix.isEmpty ? firstPrefix : pad) + key(member.key) + ":"
       writeNested(member.value, indent: indent + 2, to: &output)
     }
   }
@@ -52,6 +54,23 @@ package struct YAMLWriter {
     default:
       output += " " + scalar(value) + "\n"
     }
+  }
+
+  /// `text` as a mapping key: plain when it is a letter or `_` followed by letters, digits,
+  /// `_`, `.` and `-`; else double-quoted.
+  private func key(_ text: String) -> String {
+    func isLetter(_ byte: UInt8) -> Bool {
+      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "_")
+    }
+    func isOther(_ byte: UInt8) -> Bool {
+      isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+    guard let first = text.utf8.first, isLetter(first), text.utf8.allSatisfy(isOther) else {
+      return JSONWriter.quoted(text)
+    }
+    return text
   }
 
   private func scalar(_ value: JSONValue) -> String {
