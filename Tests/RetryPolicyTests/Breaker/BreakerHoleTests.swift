@@ -171,7 +171,7 @@ struct RuntimeBreakerHoleTests {
     for _ in 0..<2 {
       let run = Task {
         try await policy.run(in: environment) { () async throws -> Int in
-          try await Task.sleep(for: .seconds(60))
+          try await waitUntilCancelled()
           return 1
         }
       }
