@@ -160,26 +160,29 @@ public struct RetrySummary: Sendable, Hashable {
   public var elapsed: Duration
   /// Whether the run succeeded, or why it stopped.
   public var outcome: RetryOutcome
-  /// For an HTTP request run by `RetryPolicyHTTP`, the status of the last response; nil when
-  /// the last attempt got no response, and for runs of other operations.
-  public var statusCode: Int?
-  /// For an HTTP request run by `RetryPolicyHTTP`, its method, such as `GET`; nil otherwise.
-  public var method: String?
   /// For an HTTP request run by `RetryPolicyHTTP`, the times it was sent again after its
   /// first attempt (OpenTelemetry's `http.request.resend_count`); nil otherwise.
   public var resendCount: Int?
 
+  /// What other products of this package add to a summary (`RetryPolicyHTTP`: the status
+  /// and the method), by key: the core's type stays free of their concepts.
+  package var details: [String: RetrySummaryDetail] = [:]
+
   /// Creates a summary.
   public init(
     attempts: Int, totalDelay: Duration, elapsed: Duration, outcome: RetryOutcome,
-    statusCode: Int? = nil, method: String? = nil, resendCount: Int? = nil
+    resendCount: Int? = nil
   ) {
     self.attempts = attempts
     self.totalDelay = totalDelay
     self.elapsed = elapsed
     self.outcome = outcome
-    self.statusCode = statusCode
-    self.method = method
     self.resendCount = resendCount
   }
+}
+
+/// A value another product of the package adds to a ``RetrySummary``.
+package enum RetrySummaryDetail: Sendable, Hashable {
+  case integer(Int)
+  case text(String)
 }
