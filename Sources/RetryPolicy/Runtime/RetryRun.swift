@@ -69,8 +69,17 @@ package struct RetryRun: Sendable {
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
       breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
+    // a hedged policy says so rather than dropping `hedge` silently.
+    if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
+  }
+
+  /// Reports that `run` or `retrying` does not apply the policy's `hedge`.
+  @usableFromInline
+  static func reportNotHedging(_ hedge: HedgePolicy, in environment: borrowing RetryEnvironment) {
+    environment.report(.hedgeNotApplied(hedge))
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
