@@ -142,7 +142,7 @@ struct ClauseTableTests {
     "RetryPolicy/Syntax/Parser+Clauses.swift": ["x"],
     // Option and argument names: --policy, --timeout, <policy>.
     "RetryPolicyCLI/Arguments/CommandOptions.swift": ["policy"],
-    "RetryPolicyCLI/Commands/StormOptions.swift": ["timeout"],
+    "RetryPolicyCLI/Commands/StormOptions.swift": ["timeout", "rate"],
     "RetryPolicyCLI/Commands/ExportCommand.swift": ["policy"],
     "RetryPolicyCLI/Commands/SimulateCommand.swift": ["policy"],
     "RetryPolicyCLI/Commands/StormCommand.swift": ["policy"],
