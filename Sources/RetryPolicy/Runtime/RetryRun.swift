@@ -22,12 +22,12 @@ package struct RetryRun: Sendable {
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
-  private var circuit: RunCircuit?
+  var circuit: RunCircuit?
   /// The throttle and limit each attempt asks after the breaker, when the policy has them.
-  private var shedding: RunShedding?
+  var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
-  private var stopwatch: (any RunStopwatch)?
+  var stopwatch: (any RunStopwatch)?
   /// When the current episode of a sequence started, as the time since the run started:
   /// `within` counts from it, the summary's `elapsed` from the run's start.
   private var episodeStart: Duration = .zeroInline
@@ -46,7 +46,7 @@ package struct RetryRun: Sendable {
   /// this reason, after the breaker and the budget counted it as any failure.
   package var retryRefusal: RetryStopReason?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
-  private var recorder: RunRecorder?
+  var recorder: RunRecorder?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -74,26 +74,6 @@ package struct RetryRun: Sendable {
     if isTimed { startStopwatch(on: clock, at: start) }
   }
 
-  /// Starts a run whose shared state (budget, breaker, limit, throttle, rate) is found in
-  /// `environment` with one look-up.
-  @usableFromInline
-  init(
-    policy: borrowing CompiledPolicy, sharing environment: borrowing RetryEnvironment,
-    attempts: Int, permit: CircuitBreakerStateMachine.Permit
-  ) {
-    let state = environment.sharedState(for: policy)
-    self.init(
-      policy: policy, random: environment.random, budget: state.budget, breaker: state.breaker,
-      attempts: attempts, permit: permit, asksShedding: false)
-    shedding = RunShedding(policy: policy, state: state)
-  }
-
-  /// Reports that `run` or `retrying` does not apply the policy's `hedge`.
-  @usableFromInline
-  static func reportNotHedging(_ hedge: HedgePolicy, in environment: borrowing RetryEnvironment) {
-    environment.report(.hedgeNotApplied(hedge))
-  }
-
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
   /// simulator) passes the elapsed time to ``startAttempt(in:elapsed:)`` and
   /// ``decideRetry(after:in:elapsed:)``.
@@ -119,18 +99,6 @@ package struct RetryRun: Sendable {
       : nil
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
-  }
-
-  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
-  @usableFromInline
-  package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
-  }
-
-  /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
-  @usableFromInline
-  mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
-    stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
 
   /// The attempts started so far.
