@@ -10,7 +10,9 @@
 /// attempt the circuit refuses is reported by ``attemptRefused(attempt:remaining:cause:)``
 /// instead of `attemptStarted`, then `gaveUp` ends the run; a change of the circuit's state
 /// comes right after the `attemptStarted` (half-open) or the `attemptFailed` (opened) or
-/// before the `finished` (closed) of the attempt that made it.
+/// before the `finished` (closed) of the attempt that made it. A policy with `hedge` run by
+/// `run` or `retrying`, whose attempts never overlap, first reports
+/// ``hedgeNotApplied(_:)``.
 ///
 ///     var environment = RetryEnvironment()
 ///     environment.observer = { event in
@@ -49,6 +51,11 @@ public enum RetryEvent: Sendable {
   case attemptShed(attempt: Int, reason: RetryStopReason)
   /// When attempt `attempt` ended, the policy's adaptive limit changed to `limit`.
   case limitChanged(attempt: Int, limit: Int)
+  /// The policy's `hedge` was not applied: this run's operation may not be raced (`run`
+  /// and `retrying` take operations that need not be `Sendable`), so its attempts run one
+  /// after another; `runHedged`, which takes a `@Sendable` operation, races them. Reported
+  /// first, before attempt 1 starts.
+  case hedgeNotApplied(HedgePolicy)
 }
 
 extension RetryEvent: CustomStringConvertible {
@@ -83,6 +90,9 @@ extension RetryEvent: CustomStringConvertible {
       "attempt \(attempt) refused: \(reason)"
     case .limitChanged(let attempt, let limit):
       "after attempt \(attempt) the adaptive limit is \(limit)"
+    case .hedgeNotApplied(let hedge):
+      "hedge \(hedge.count) after \(hedge.delay.messageText) not applied: the operation is not "
+        + "@Sendable, so attempts run one after another (runHedged races them)"
     }
   }
 

@@ -67,6 +67,9 @@ package struct RetryRun: Sendable {
     let isTimed = isObserved ? true : policy.deadline != nil
     self.init(policy: policy, sharing: environment, attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
+    // a hedged policy says so rather than dropping `hedge` silently.
+    if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
   }
@@ -83,6 +86,12 @@ package struct RetryRun: Sendable {
       policy: policy, random: environment.random, budget: state.budget, breaker: state.breaker,
       attempts: attempts, permit: permit, asksShedding: false)
     shedding = RunShedding(policy: policy, state: state)
+  }
+
+  /// Reports that `run` or `retrying` does not apply the policy's `hedge`.
+  @usableFromInline
+  static func reportNotHedging(_ hedge: HedgePolicy, in environment: borrowing RetryEnvironment) {
+    environment.report(.hedgeNotApplied(hedge))
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
