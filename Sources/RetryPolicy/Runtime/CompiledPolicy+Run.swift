@@ -57,6 +57,17 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
+    } else if let limiter = countedLimiter(), let clause = limit {
+      // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
+      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        limiter.releaseCounted()
+        return value
+      } catch {
+        limiter.releaseCounted()
+        firstFailure = error
+      }
     } else {
       firstFailure = nil
     }
@@ -122,6 +133,17 @@ extension CompiledPolicy {
         } catch {
           firstFailure = error
         }
+      }
+    } else if !environment.isObserved, let limiter = countedLimiter(), let clause = limit {
+      // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
+      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        limiter.releaseCounted()
+        return value
+      } catch {
+        limiter.releaseCounted()
+        firstFailure = error
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
       environment.observer == nil, let metrics = environment.metrics

@@ -65,18 +65,20 @@ package struct RunShedding: Sendable {
 
 extension AdaptiveThrottle {
   private static let byPolicy = ProcessWideTable<CompiledPolicy, AdaptiveThrottle>()
+  private static let recent = RecentPolicyStates<AdaptiveThrottle>()
 
   /// The throttle of a run of `policy`: one per policy value for the process.
   package static func standard(for policy: CompiledPolicy) -> AdaptiveThrottle {
-    byPolicy.value(for: policy) { AdaptiveThrottle() }
+    recent.value(for: policy) { byPolicy.value(for: policy) { AdaptiveThrottle() } }
   }
 }
 
 extension ConcurrencyLimiter {
   private static let byPolicy = ProcessWideTable<CompiledPolicy, ConcurrencyLimiter>()
+  private static let recent = RecentPolicyStates<ConcurrencyLimiter>()
 
   /// The limiter of a run of `policy`: one per policy value for the process.
   package static func standard(for policy: CompiledPolicy) -> ConcurrencyLimiter {
-    byPolicy.value(for: policy) { ConcurrencyLimiter() }
+    recent.value(for: policy) { byPolicy.value(for: policy) { ConcurrencyLimiter() } }
   }
 }
