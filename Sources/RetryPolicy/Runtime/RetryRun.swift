@@ -23,7 +23,8 @@ package struct RetryRun: Sendable {
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
   private var circuit: RunCircuit?
-  /// The throttle and limit each attempt asks after the breaker, when the policy has them.
+  /// The throttle, rate and limit each attempt asks after the breaker, when the policy has
+  /// them.
   private var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
@@ -69,6 +70,7 @@ package struct RetryRun: Sendable {
       policy: policy, random: environment.random, budget: environment.budget(for: policy),
       breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    if policy.rate != nil { bindRate(to: clock, policy: policy) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
   }
@@ -101,6 +103,12 @@ package struct RetryRun: Sendable {
     recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
   }
 
+  /// Counts the tokens of `rate` on `clock`, the run's.
+  @usableFromInline
+  mutating func bindRate<C: Clock<Duration>>(to clock: C, policy: borrowing CompiledPolicy) {
+    shedding?.bindRate(to: clock, policy: policy)
+  }
+
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
   @usableFromInline
   mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
@@ -123,13 +131,28 @@ package struct RetryRun: Sendable {
   /// Every method takes the run's environment, the one it started with, which the run borrows
   /// instead of keeping a copy. `elapsed`, when given, is the time since the run started on
   /// the caller's virtual time, instead of the run's stopwatch.
+  ///
+  /// It returns nil when the attempt has started, and what it must wait for first when a
+  /// stage makes it wait (its token of `rate`, a slot in the line of `limit N queue M`): the
+  /// driver then calls ``admit(after:in:on:)``, which waits and asks the stages after it.
   @usableFromInline
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
-  ) throws {
+  ) throws -> AdmissionWait? {
+    try admit(from: 0, in: environment, elapsed: given)
+  }
+
+  /// Asks the stages of ``RunStage/beforeAttempt`` from the one at index `first`, and starts
+  /// the attempt when every one admitted it; returns what a stage makes it wait for.
+  private mutating func admit(
+    from first: Int, in environment: borrowing RetryEnvironment, elapsed given: Duration?
+  ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
     // ends the run, and a stage that spends comes after every stage that may refuse.
-    for stage in RunStage.beforeAttempt {
+    var index = first
+    while index < RunStage.beforeAttempt.count {
+      let stage = RunStage.beforeAttempt[index]
+      index += 1
       switch stage {
       case .deadline:
         if let error = pendingError, let deadline = machine.deadline,
@@ -152,11 +175,23 @@ package struct RetryRun: Sendable {
           environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .throttled))
           throw stop(.throttled, pendingError ?? refusal, in: environment, elapsed: given)
         }
+      case .rate:
+        if shedding != nil,
+          let admission = shedding?.admitRate(maxWait: remainingWithin(elapsed: given))
+        {
+          switch admission {
+          case .wait(let delay): return AdmissionWait(kind: .token(delay), resume: index)
+          case .refused(let refusal):
+            throw refuse(.rateLimited, refusal, in: environment, elapsed: given)
+          }
+        }
       case .limit:
-        if shedding != nil, let refusal = shedding?.admitLimit() {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .limitExceeded))
-          throw stop(.limitExceeded, pendingError ?? refusal, in: environment, elapsed: given)
+        if shedding != nil, let admission = shedding?.admitLimit() {
+          switch admission {
+          case .queued(let ticket): return AdmissionWait(kind: .slot(ticket), resume: index)
+          case .refused(let refusal):
+            throw refuse(.limitExceeded, refusal, in: environment, elapsed: given)
+          }
         }
       case .budget:
         if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
@@ -178,6 +213,62 @@ package struct RetryRun: Sendable {
     let attempt = machine.attempts
     let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
     environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
+    return nil
+  }
+
+  /// Performs what ``startAttempt(in:elapsed:)`` returned and asks the stages after it, until
+  /// the attempt starts; throws what the run throws when it may not.
+  ///
+  /// A wait for a token counts as a delay (``totalDelay``); a cancelled wait gives its token
+  /// back and ends the run as cancelled. A wait in line ends when a slot is free, when the
+  /// task is cancelled, or at the `within` deadline: the attempt is then refused
+  /// (``LimitExceededError`` with `waited`, or the last error for a retry).
+  @usableFromInline
+  nonisolated(nonsending) package mutating func admit<C: Clock<Duration>>(
+    after first: AdmissionWait, in environment: RetryEnvironment, on clock: C
+  ) async throws {
+    var next: AdmissionWait? = first
+    while let wait = next {
+      switch wait.kind {
+      case .token(let delay):
+        do {
+          try await sleepFreeingOnCancel(for: delay, on: clock)
+        } catch {
+          shedding?.cancelRateWait()
+          throw stop(.cancelled, pendingError ?? error, in: environment)
+        }
+        totalDelay = totalDelay.addingClamped(delay)
+      case .slot(let ticket):
+        let deadline = remainingWithin(elapsed: nil).map { clock.now.advanced(by: $0) }
+        if let refusal = await shedding?.waitInLine(ticket, until: deadline, on: clock) {
+          if Task.isCancelled {
+            throw stop(.cancelled, pendingError ?? CancellationError(), in: environment)
+          }
+          throw refuse(.limitExceeded, refusal, in: environment, elapsed: nil)
+        }
+      }
+      next = try admit(from: wait.resume, in: environment, elapsed: nil)
+    }
+  }
+
+  /// Ends the run because `rate` or `limit` refused its next attempt.
+  ///
+  /// The first attempt throws the stage's error, a later one the last error. The breaker
+  /// does not count it.
+  private mutating func refuse(
+    _ reason: RetryStopReason, _ refusal: any Error, in environment: borrowing RetryEnvironment,
+    elapsed given: Duration?
+  ) -> any Error {
+    circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
+    environment.report(.attemptShed(attempt: machine.attempts + 1, reason: reason))
+    return stop(reason, pendingError ?? refusal, in: environment, elapsed: given)
+  }
+
+  /// What is left of `within` for the current episode; nil without `within`, zero past it.
+  private func remainingWithin(elapsed given: Duration?) -> Duration? {
+    guard let deadline = machine.deadline else { return nil }
+    let left = deadline.subtractingClamped(given ?? episodeElapsed())
+    return left.isPositive ? left : .zeroInline
   }
 
   /// Gives back the limit's slot of the attempt that ended and counts a throttle's accept;
@@ -446,4 +537,22 @@ package struct RetryWait: Sendable {
 @inline(never)
 private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
   clock.now.advanced(by: delay)
+}
+
+/// What an attempt waits for before it starts, as ``RetryRun/startAttempt(in:elapsed:)``
+/// returns it: its token of `rate`, or a slot in the line of `limit N queue M`.
+@usableFromInline
+package struct AdmissionWait: Sendable {
+  /// What is waited for.
+  package enum Kind: Sendable {
+    /// The token that comes after this wait.
+    case token(Duration)
+    /// A slot, in line under this ticket.
+    case slot(UInt64)
+  }
+
+  /// What is waited for.
+  package var kind: Kind
+  /// The index in ``RunStage/beforeAttempt`` of the stage asked after the wait.
+  package var resume: Int
 }
