@@ -15,7 +15,11 @@ extension CompiledPolicy {
   /// at once, never starts another attempt, and `run` throws `CancellationError`.
   ///
   /// Attempts never overlap here, so `hedge N after D` is not applied: a hedged policy runs
-  /// its attempts one after another. ``runHedged(in:_:)`` races them.
+  /// its attempts one after another, and an observed run says so first with
+  /// ``RetryEvent/hedgeNotApplied(_:)``. `runHedged`, which takes a `@Sendable` operation,
+  /// races them. (An overload of `run` taking a `@Sendable` closure cannot tell them apart:
+  /// Swift prefers it for every closure literal, and a closure that captures a mutable local
+  /// or an actor's state would then no longer compile.)
   ///
   /// Errors match a class name when the host registered it with a predicate (see
   /// ``RetryEnvironment``), when it is the error's type name (`URLError`), or when the error is

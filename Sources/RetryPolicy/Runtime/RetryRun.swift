@@ -66,13 +66,34 @@ package struct RetryRun: Sendable {
     // (Not `||`: its autoclosure would consume the borrowed environment.)
     let isObserved = environment.isObserved
     let isTimed = isObserved ? true : policy.deadline != nil
-    self.init(
-      policy: policy, random: environment.random, budget: environment.budget(for: policy),
-      breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
+    self.init(policy: policy, sharing: environment, attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
-    if policy.rate != nil { bindRate(to: clock, policy: policy) }
+    if policy.rate != nil { bindRate(to: clock) }
+    // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
+    // a hedged policy says so rather than dropping `hedge` silently.
+    if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
+  }
+
+  /// Starts a run whose shared state (budget, breaker, limit, throttle, rate) is found in
+  /// `environment` with one look-up.
+  @usableFromInline
+  init(
+    policy: borrowing CompiledPolicy, sharing environment: borrowing RetryEnvironment,
+    attempts: Int, permit: CircuitBreakerStateMachine.Permit
+  ) {
+    let state = environment.sharedState(for: policy)
+    self.init(
+      policy: policy, random: environment.random, budget: state.budget, breaker: state.breaker,
+      attempts: attempts, permit: permit, asksShedding: false)
+    shedding = RunShedding(policy: policy, state: state)
+  }
+
+  /// Reports that `run` or `retrying` does not apply the policy's `hedge`.
+  @usableFromInline
+  static func reportNotHedging(_ hedge: HedgePolicy, in environment: borrowing RetryEnvironment) {
+    environment.report(.hedgeNotApplied(hedge))
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
@@ -92,7 +113,12 @@ package struct RetryRun: Sendable {
       self.circuit = RunCircuit(breaker: breaker, policy: clause, permit: permit)
     }
     // The storm simulator keeps each client's shedding state itself (`asksShedding` false).
-    self.shedding = asksShedding ? RunShedding(policy: policy) : nil
+    self.shedding =
+      asksShedding
+      ? RunShedding(
+        policy: policy,
+        state: RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()))
+      : nil
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
   }
@@ -105,8 +131,8 @@ package struct RetryRun: Sendable {
 
   /// Counts the tokens of `rate` on `clock`, the run's.
   @usableFromInline
-  mutating func bindRate<C: Clock<Duration>>(to clock: C, policy: borrowing CompiledPolicy) {
-    shedding?.bindRate(to: clock, policy: policy)
+  mutating func bindRate<C: Clock<Duration>>(to clock: C) {
+    shedding?.bindRate(to: clock)
   }
 
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.

@@ -93,7 +93,8 @@ struct RateAndQueueRunTests {
   func queueWaits() async throws {
     let policy = try compile(policyFile: "policy queueWaits = retry 0 limit 1 queue 1")
       .policies[0]
-    let limiter = ConcurrencyLimiter.standard(for: policy)
+    let limiter = try #require(
+      RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).limiter)
     let clock = ManualClock()
     let environment = RetryEnvironment(clock: clock)
     let start = clock.now
@@ -121,7 +122,8 @@ struct RateAndQueueRunTests {
   func queueIsFirstComeFirstServed() async throws {
     let policy = try compile(policyFile: "policy queueOrder = retry 0 limit 1 queue 5")
       .policies[0]
-    let limiter = ConcurrencyLimiter.standard(for: policy)
+    let limiter = try #require(
+      RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).limiter)
     let clock = ManualClock()
     let environment = RetryEnvironment(clock: clock)
     let order = Order()
@@ -145,7 +147,8 @@ struct RateAndQueueRunTests {
     let policy = try compile(
       policyFile: "policy queueDeadline = retry 1 on Boom limit 1 queue 2 within 1s"
     ).policies[0]
-    let limiter = ConcurrencyLimiter.standard(for: policy)
+    let limiter = try #require(
+      RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).limiter)
     let clock = ManualClock()
     let recorder = RetryEventRecorder()
     let environment = RetryEnvironment(clock: clock, observer: recorder.observer)
@@ -169,7 +172,8 @@ struct RateAndQueueRunTests {
   func queueWaiterCancelled() async throws {
     let policy = try compile(policyFile: "policy queueCancel = retry 0 limit 1 queue 1")
       .policies[0]
-    let limiter = ConcurrencyLimiter.standard(for: policy)
+    let limiter = try #require(
+      RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).limiter)
     let clock = ManualClock()
     let environment = RetryEnvironment(clock: clock)
     let holder = Task {

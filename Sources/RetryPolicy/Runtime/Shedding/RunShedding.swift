@@ -1,13 +1,11 @@
 /// A run's side of its policy's shedding stages: `throttle`, `rate` and `limit`, asked after
 /// the breaker and before the budget (``RunStage/beforeAttempt``).
 ///
-/// The state is the host's: process-wide objects kept per policy value (see
-/// <doc:ProcessWideState>), as the default budgets and breakers are; a rate's bucket is kept
-/// per policy value and clock, so that a run on a test's manual clock counts its tokens on
-/// that clock. A limit's slot is held from the attempt's start to its end, however it ends;
-/// the throttle counts every attempt asked for, and an accept for each success or error no
-/// rule matches; a rate's token is taken by every attempt, and given back when its wait is
-/// cancelled.
+/// The state is the host's, kept in a ``RetryStateRegistry`` with the budgets and breakers
+/// (the process-wide one, per policy value, when the environment gives none). A limit's slot
+/// is held from the attempt's start to its end, however it ends; the throttle counts every
+/// attempt asked for, and an accept for each success or error no rule matches; a rate's token
+/// is taken by every attempt, on the run's clock, and given back when its wait is cancelled.
 @usableFromInline
 package struct RunShedding: Sendable {
   private let throttle: AdaptiveThrottle?
@@ -15,8 +13,9 @@ package struct RunShedding: Sendable {
   private let limiter: ConcurrencyLimiter?
   private let limitPolicy: ConcurrencyLimitPolicy?
   private let ratePolicy: RatePolicy?
-  /// The bucket of `rate`, once ``bindRate(to:policy:)`` chose it by the run's clock.
-  private var rateLimiter: RateLimiter?
+  private let rateLimiter: RateLimiter?
+  /// The run's clock, when it is not the continuous clock, which `rate` reads.
+  private var rateClock: (any Clock<Duration>)?
   /// The slot of the attempt under way.
   private var permit: ConcurrencyLimiter.Permit?
 
@@ -36,22 +35,22 @@ package struct RunShedding: Sendable {
     case refused(LimitExceededError)
   }
 
-  /// The shedding of `policy`, nil when it has neither `throttle`, `rate` nor `limit`.
-  package init?(policy: borrowing CompiledPolicy) {
+  /// The shedding of `policy` over its shared `state`, nil when it has neither `throttle`,
+  /// `rate` nor `limit`.
+  package init?(policy: borrowing CompiledPolicy, state: PolicyState) {
     guard policy.throttle != nil || policy.limit != nil || policy.rate != nil else { return nil }
-    let copy = copy policy
     throttlePolicy = policy.throttle
     limitPolicy = policy.limit
     ratePolicy = policy.rate
-    throttle = policy.throttle == nil ? nil : AdaptiveThrottle.standard(for: copy)
-    limiter = policy.limit == nil ? nil : ConcurrencyLimiter.standard(for: copy)
+    throttle = state.throttle
+    limiter = state.limiter
+    rateLimiter = state.rateLimiter
   }
 
-  /// Chooses the bucket of `rate` for runs on `clock`: one per policy value and clock.
-  package mutating func bindRate<C: Clock<Duration>>(to clock: C, policy: borrowing CompiledPolicy)
-  {
-    guard ratePolicy != nil else { return }
-    rateLimiter = RateLimiter.standard(for: copy policy, on: clock)
+  /// Counts the tokens of `rate` on `clock`, the run's (a bucket made without a clock reads
+  /// the clock of the run that asks it).
+  package mutating func bindRate<C: Clock<Duration>>(to clock: C) {
+    rateClock = clock is ContinuousClock ? nil : clock
   }
 
   /// Asks the throttle; returns its refusal, nil when the attempt may go on.
@@ -67,7 +66,7 @@ package struct RunShedding: Sendable {
   /// `maxWait` is what is left of `within` (nil: no deadline): a longer wait is refused.
   package func admitRate(maxWait: Duration?) -> RateAdmission? {
     guard let rateLimiter, let ratePolicy else { return nil }
-    switch rateLimiter.reserve(policy: ratePolicy, maxWait: maxWait) {
+    switch rateLimiter.reserve(policy: ratePolicy, maxWait: maxWait, on: rateClock) {
     case .now: return nil
     case .after(let nanoseconds): return .wait(.nanoseconds(nanoseconds))
     case .refused(let nanoseconds):
@@ -77,7 +76,7 @@ package struct RunShedding: Sendable {
 
   /// Gives back the token of a wait that was cancelled.
   package func cancelRateWait() {
-    rateLimiter?.cancelReservation()
+    rateLimiter?.cancelReservation(on: rateClock)
   }
 
   /// Asks the limit for a slot; nil when the attempt holds one.
@@ -117,43 +116,5 @@ package struct RunShedding: Sendable {
   /// Counts an accept for the throttle: a success, or an error no rule matches.
   package func recordAccept() {
     throttle?.recordAccept()
-  }
-}
-
-extension AdaptiveThrottle {
-  private static let byPolicy = ProcessWideTable<CompiledPolicy, AdaptiveThrottle>()
-
-  /// The throttle of a run of `policy`: one per policy value for the process.
-  package static func standard(for policy: CompiledPolicy) -> AdaptiveThrottle {
-    byPolicy.value(for: policy) { AdaptiveThrottle() }
-  }
-}
-
-extension ConcurrencyLimiter {
-  private static let byPolicy = ProcessWideTable<CompiledPolicy, ConcurrencyLimiter>()
-
-  /// The limiter of a run of `policy`: one per policy value for the process.
-  package static func standard(for policy: CompiledPolicy) -> ConcurrencyLimiter {
-    byPolicy.value(for: policy) { ConcurrencyLimiter() }
-  }
-}
-
-extension RateLimiter {
-  /// A policy value and a clock: the key of a process-wide bucket.
-  private struct Key: Hashable, Sendable {
-    var policy: CompiledPolicy
-    var clock: ClockIdentity
-  }
-
-  private static let byPolicy = ProcessWideTable<Key, RateLimiter>()
-
-  /// The bucket of runs of `policy` on `clock`: one per policy value and clock for the
-  /// process, counting its tokens on that clock.
-  package static func standard<C: Clock<Duration>>(for policy: CompiledPolicy, on clock: C)
-    -> RateLimiter
-  {
-    byPolicy.value(for: Key(policy: policy, clock: ClockIdentity(clock))) {
-      clock is ContinuousClock ? RateLimiter() : RateLimiter(clock: clock)
-    }
   }
 }
