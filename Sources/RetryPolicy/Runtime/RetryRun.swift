@@ -22,32 +22,32 @@ package struct RetryRun: Sendable {
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
-  private var circuit: RunCircuit?
+  var circuit: RunCircuit?
   /// The throttle, rate and limit each attempt asks after the breaker, when the policy has
   /// them.
-  private var shedding: RunShedding?
+  var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
-  private var stopwatch: (any RunStopwatch)?
+  var stopwatch: (any RunStopwatch)?
   /// When the current episode of a sequence started, as the time since the run started:
   /// `within` counts from it, the summary's `elapsed` from the run's start.
   private var episodeStart: Duration = .zeroInline
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
-  private var pendingError: (any Error)?
+  private(set) var pendingError: (any Error)?
   /// Whether the next attempt is the first of its run, which deposits into the budget
   /// instead of withdrawing.
   private var isFirstOfEpisode: Bool
   /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
-  package private(set) var totalDelay: Duration = .zeroInline
+  package internal(set) var totalDelay: Duration = .zeroInline
   /// Why this run may make no retry, when it may not (`notIdempotent`: a request
   /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
   /// this reason, after the breaker and the budget counted it as any failure.
   package var retryRefusal: RetryStopReason?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
-  private var recorder: RunRecorder?
+  var recorder: RunRecorder?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -74,26 +74,6 @@ package struct RetryRun: Sendable {
     if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
-  }
-
-  /// Starts a run whose shared state (budget, breaker, limit, throttle, rate) is found in
-  /// `environment` with one look-up.
-  @usableFromInline
-  init(
-    policy: borrowing CompiledPolicy, sharing environment: borrowing RetryEnvironment,
-    attempts: Int, permit: CircuitBreakerStateMachine.Permit
-  ) {
-    let state = environment.sharedState(for: policy)
-    self.init(
-      policy: policy, random: environment.random, budget: state.budget, breaker: state.breaker,
-      attempts: attempts, permit: permit, asksShedding: false)
-    shedding = RunShedding(policy: policy, state: state)
-  }
-
-  /// Reports that `run` or `retrying` does not apply the policy's `hedge`.
-  @usableFromInline
-  static func reportNotHedging(_ hedge: HedgePolicy, in environment: borrowing RetryEnvironment) {
-    environment.report(.hedgeNotApplied(hedge))
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
@@ -123,24 +103,6 @@ package struct RetryRun: Sendable {
     self.stopwatch = nil
   }
 
-  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
-  @usableFromInline
-  package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
-  }
-
-  /// Counts the tokens of `rate` on `clock`, the run's.
-  @usableFromInline
-  mutating func bindRate<C: Clock<Duration>>(to clock: C) {
-    shedding?.bindRate(to: clock)
-  }
-
-  /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
-  @usableFromInline
-  mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
-    stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
-  }
-
   /// The attempts started so far.
   @usableFromInline
   package var attempts: Int { machine.attempts }
@@ -158,9 +120,8 @@ package struct RetryRun: Sendable {
   /// instead of keeping a copy. `elapsed`, when given, is the time since the run started on
   /// the caller's virtual time, instead of the run's stopwatch.
   ///
-  /// It returns nil when the attempt has started, and what it must wait for first when a
-  /// stage makes it wait (its token of `rate`, a slot in the line of `limit N queue M`): the
-  /// driver then calls ``admit(after:in:on:)``, which waits and asks the stages after it.
+  /// It returns nil once the attempt started, else what it waits for first (a token of
+  /// `rate`, a slot in line): the driver then calls ``admit(after:in:on:)``.
   @usableFromInline
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
@@ -168,9 +129,8 @@ package struct RetryRun: Sendable {
     try admit(from: 0, in: environment, elapsed: given)
   }
 
-  /// Asks the stages of ``RunStage/beforeAttempt`` from the one at index `first`, and starts
-  /// the attempt when every one admitted it; returns what a stage makes it wait for.
-  private mutating func admit(
+  /// Asks the stages from index `first` of ``RunStage/beforeAttempt``, then starts the attempt.
+  mutating func admit(
     from first: Int, in environment: borrowing RetryEnvironment, elapsed given: Duration?
   ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
@@ -197,27 +157,14 @@ package struct RetryRun: Sendable {
         if shedding != nil,
           let refusal = shedding?.admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
         {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .throttled))
-          throw stop(.throttled, pendingError ?? refusal, in: environment, elapsed: given)
+          throw refuse(.throttled, refusal, in: environment, elapsed: given)
         }
-      case .rate:
+      case .rate, .limit:
+        // Each may make the attempt wait (``admit(after:in:on:)``) or refuse it.
         if shedding != nil,
-          let admission = shedding?.admitRate(maxWait: remainingWithin(elapsed: given))
+          let wait = try admitShedding(stage, next: index, in: environment, elapsed: given)
         {
-          switch admission {
-          case .wait(let delay): return AdmissionWait(kind: .token(delay), resume: index)
-          case .refused(let refusal):
-            throw refuse(.rateLimited, refusal, in: environment, elapsed: given)
-          }
-        }
-      case .limit:
-        if shedding != nil, let admission = shedding?.admitLimit() {
-          switch admission {
-          case .queued(let ticket): return AdmissionWait(kind: .slot(ticket), resume: index)
-          case .refused(let refusal):
-            throw refuse(.limitExceeded, refusal, in: environment, elapsed: given)
-          }
+          return wait
         }
       case .budget:
         if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
@@ -240,72 +187,6 @@ package struct RetryRun: Sendable {
     let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
     environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
     return nil
-  }
-
-  /// Performs what ``startAttempt(in:elapsed:)`` returned and asks the stages after it, until
-  /// the attempt starts; throws what the run throws when it may not.
-  ///
-  /// A wait for a token counts as a delay (``totalDelay``); a cancelled wait gives its token
-  /// back and ends the run as cancelled. A wait in line ends when a slot is free, when the
-  /// task is cancelled, or at the `within` deadline: the attempt is then refused
-  /// (``LimitExceededError`` with `waited`, or the last error for a retry).
-  @usableFromInline
-  nonisolated(nonsending) package mutating func admit<C: Clock<Duration>>(
-    after first: AdmissionWait, in environment: RetryEnvironment, on clock: C
-  ) async throws {
-    var next: AdmissionWait? = first
-    while let wait = next {
-      switch wait.kind {
-      case .token(let delay):
-        do {
-          try await sleepFreeingOnCancel(for: delay, on: clock)
-        } catch {
-          shedding?.cancelRateWait()
-          throw stop(.cancelled, pendingError ?? error, in: environment)
-        }
-        totalDelay = totalDelay.addingClamped(delay)
-      case .slot(let ticket):
-        let deadline = remainingWithin(elapsed: nil).map { clock.now.advanced(by: $0) }
-        if let refusal = await shedding?.waitInLine(ticket, until: deadline, on: clock) {
-          if Task.isCancelled {
-            throw stop(.cancelled, pendingError ?? CancellationError(), in: environment)
-          }
-          throw refuse(.limitExceeded, refusal, in: environment, elapsed: nil)
-        }
-      }
-      next = try admit(from: wait.resume, in: environment, elapsed: nil)
-    }
-  }
-
-  /// Ends the run because `rate` or `limit` refused its next attempt.
-  ///
-  /// The first attempt throws the stage's error, a later one the last error. The breaker
-  /// does not count it.
-  private mutating func refuse(
-    _ reason: RetryStopReason, _ refusal: any Error, in environment: borrowing RetryEnvironment,
-    elapsed given: Duration?
-  ) -> any Error {
-    circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-    environment.report(.attemptShed(attempt: machine.attempts + 1, reason: reason))
-    return stop(reason, pendingError ?? refusal, in: environment, elapsed: given)
-  }
-
-  /// What is left of `within` for the current episode; nil without `within`, zero past it.
-  private func remainingWithin(elapsed given: Duration?) -> Duration? {
-    guard let deadline = machine.deadline else { return nil }
-    let left = deadline.subtractingClamped(given ?? episodeElapsed())
-    return left.isPositive ? left : .zeroInline
-  }
-
-  /// Gives back the limit's slot of the attempt that ended and counts a throttle's accept;
-  /// reports an adaptive limit's change.
-  private mutating func releaseShedding(
-    isMeasured: Bool, isAccept: Bool, in environment: borrowing RetryEnvironment
-  ) {
-    if isAccept { shedding?.recordAccept() }
-    if let limit = shedding?.release(isMeasured: isMeasured) {
-      environment.report(.limitChanged(attempt: machine.attempts, limit: limit))
-    }
   }
 
   /// Reports that the last attempt succeeded and the run is over.
@@ -477,7 +358,7 @@ package struct RetryRun: Sendable {
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private mutating func stop(
+  mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) -> any Error {
@@ -515,7 +396,7 @@ package struct RetryRun: Sendable {
 
   /// The time since the current episode started (the run's start for `run`), which `within`
   /// counts from.
-  private func episodeElapsed() -> Duration {
+  func episodeElapsed() -> Duration {
     guard let stopwatch else { return .zeroInline }
     return stopwatch.elapsed().subtractingClamped(episodeStart)
   }
@@ -563,22 +444,4 @@ package struct RetryWait: Sendable {
 @inline(never)
 private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
   clock.now.advanced(by: delay)
-}
-
-/// What an attempt waits for before it starts, as ``RetryRun/startAttempt(in:elapsed:)``
-/// returns it: its token of `rate`, or a slot in the line of `limit N queue M`.
-@usableFromInline
-package struct AdmissionWait: Sendable {
-  /// What is waited for.
-  package enum Kind: Sendable {
-    /// The token that comes after this wait.
-    case token(Duration)
-    /// A slot, in line under this ticket.
-    case slot(UInt64)
-  }
-
-  /// What is waited for.
-  package var kind: Kind
-  /// The index in ``RunStage/beforeAttempt`` of the stage asked after the wait.
-  package var resume: Int
 }
