@@ -168,6 +168,45 @@ struct RateAndQueueRunTests {
     try await holder.value
   }
 
+  @Test("a retry that waits in line past 'within' ends the run with its last error")
+  func queuedRetryEndsWithLastError() async throws {
+    let policy = try compile(
+      policyFile: "policy queueRetry = retry 1 on Boom limit 1 queue 1 within 1s"
+    ).policies[0]
+    let limiter = try #require(
+      RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).limiter)
+    let clock = ManualClock()
+    let recorder = RetryEventRecorder()
+    let environment = RetryEnvironment(clock: clock, observer: recorder.observer)
+    let calls = Order()
+    let first = Task {
+      try await policy.run(in: environment) { () async throws -> Int in
+        calls.append(1)
+        try await clock.sleep(for: .milliseconds(500))
+        throw Boom()
+      }
+    }
+    await clock.waitForSleepers(count: 1)
+    // Another run waits in line and takes the slot when the first attempt fails.
+    let other = Task {
+      try await policy.run(in: RetryEnvironment(clock: clock)) {
+        try await clock.sleep(for: .seconds(5))
+      }
+    }
+    await eventually { limiter.waiting == 1 }
+    clock.advance(by: .milliseconds(500))
+    // The retry now waits in line behind the other run (asleep for 5s), its timer set for
+    // `within`.
+    await clock.waitForSleepers(count: 2)
+    #expect(limiter.waiting == 1 && limiter.inFlight == 1)
+    clock.advance(by: .milliseconds(500))
+    await #expect(throws: Boom.self) { try await first.value }
+    #expect(calls.values == [1])
+    #expect(recorder.summaries.first?.outcome == .failed(.limitExceeded))
+    clock.advance(by: .seconds(5))
+    try await other.value
+  }
+
   @Test("a cancelled waiter leaves the line and its run throws CancellationError")
   func queueWaiterCancelled() async throws {
     let policy = try compile(policyFile: "policy queueCancel = retry 0 limit 1 queue 1")
