@@ -46,7 +46,7 @@ extension CompiledPolicy {
     var permit = CircuitBreakerStateMachine.Permit.normal
     if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil, rate == nil {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
-        permit = try circuitBreaker.admitFirstAttempt()
+        if !circuitBreaker.isClosedNow { permit = try circuitBreaker.admitFirstAttempt() }
         do {
           let value = try await attempt(1, isolation: isolation, operation)
           circuitBreaker.recordFirstSuccess(permit, policy: clause)
@@ -111,7 +111,11 @@ extension CompiledPolicy {
         guard environment.breaker != nil, environment.breakers.isEmpty || name == nil else {
           return try await drive(in: environment, after: nil, isolation: isolation, operation)
         }
-        permit = try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
+        // A closed circuit admits without a permit: its success only counts.
+        if environment.breaker?.isClosedNow == false {
+          permit =
+            try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
+        }
         do {
           let value = try await attempt(1, isolation: isolation, operation)
           environment.breaker?.recordFirstSuccess(

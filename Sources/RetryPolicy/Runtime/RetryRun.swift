@@ -314,46 +314,68 @@ package struct RetryRun: Sendable {
   /// Sleeps the wait's delay on the clock, then runs its hook (a wait with neither yields
   /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
   /// is cancelled by the end of the wait.
-  @usableFromInline
+  ///
+  /// Inlined into the driver, so that it is specialized for the run's clock: unspecialized,
+  /// every instant of the clock's unknown type costs a task allocation and a metadata lookup.
+  @inlinable
   nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if wait.delay.isPositive {
-      let deadline = deadline(on: clock, after: wait.delay)
+      let deadline = clock.now.advanced(by: wait.delay)
       do {
         try await sleepFreeingOnCancel(until: deadline, on: clock)
-        totalDelay = totalDelay.addingClamped(wait.delay)
+        addWaited(wait.delay)
       } catch {
-        totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline, on: clock))
-        throw stop(.cancelled, error, in: environment)
+        let remaining = clock.now.duration(to: deadline)
+        addWaited(wait.delay, remaining: remaining)
+        throw stopCancelled(after: error, in: environment)
       }
     } else if wait.hook == nil {
       await Task.yield()
     }
-    if let hook = wait.hook {
-      do {
-        try await hook(RetryHookContext(error: error, attempt: machine.attempts))
-      } catch {
-        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
-      }
+    if let hook = wait.hook { try await run(hook, after: error, in: environment) }
+    if Task.isCancelled { throw stopCancelled(after: error, in: environment) }
+  }
+
+  /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
+  @usableFromInline
+  mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
+    let part: Duration
+    if !remaining.isPositive {
+      part = delay
+    } else {
+      let waited = delay.subtractingClamped(remaining)
+      part = waited.isPositive ? waited : .zeroInline
     }
-    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
+    totalDelay = totalDelay.addingClamped(part)
+  }
+
+  /// Runs a retry's hook; a failure of the hook ends the run.
+  @usableFromInline
+  nonisolated(nonsending) mutating func run(
+    _ hook: @Sendable (RetryHookContext) async throws -> Void, after error: any Error,
+    in environment: RetryEnvironment
+  ) async throws {
+    do {
+      try await hook(RetryHookContext(error: error, attempt: machine.attempts))
+    } catch {
+      throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
+    }
+  }
+
+  /// Ends the run as cancelled during its wait, after `error`; returns what to throw.
+  @usableFromInline
+  mutating func stopCancelled(
+    after error: any Error, in environment: borrowing RetryEnvironment
+  ) -> any Error {
+    stop(.cancelled, error, in: environment)
   }
 
   /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
   /// cancelled; returns the `CancellationError` to throw.
   package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
     stop(.cancelled, CancellationError(), in: environment)
-  }
-
-  /// The part of `delay` waited by now, the wait having been meant to end at `deadline`.
-  private func waited<C: Clock<Duration>>(
-    _ delay: Duration, until deadline: C.Instant, on clock: C
-  ) -> Duration {
-    let remaining = clock.now.duration(to: deadline)
-    guard remaining.isPositive else { return delay }
-    let part = delay.subtractingClamped(remaining)
-    return part.isPositive ? part : .zeroInline
   }
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
@@ -434,14 +456,7 @@ struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
 @usableFromInline
 package struct RetryWait: Sendable {
   /// The delay to sleep first; zero for none.
-  package var delay: Duration
+  @usableFromInline package var delay: Duration
   /// The hook to run after the delay.
-  package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
-}
-
-/// `clock.now.advanced(by: delay)`, out of line: in the async caller, each instant of a
-/// clock's unknown type costs a task allocation, and this way only the deadline needs one.
-@inline(never)
-private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
-  clock.now.advanced(by: delay)
+  @usableFromInline package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
 }
