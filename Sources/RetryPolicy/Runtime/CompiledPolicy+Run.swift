@@ -44,7 +44,7 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil {
+    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil, rate == nil {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
         if !circuitBreaker.isClosedNow { permit = try circuitBreaker.admitFirstAttempt() }
         do {
@@ -113,7 +113,7 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil,
+    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil, rate == nil,
       !environment.isObserved
     {
       if let clause = breaker {
@@ -157,6 +157,7 @@ extension CompiledPolicy {
         firstFailure = error
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
+      rate == nil,
       environment.observer == nil, let metrics = environment.metrics
     {
       return try await runRecording(
@@ -310,7 +311,9 @@ extension CompiledPolicy {
       try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }
     while true {
-      try run.startAttempt(in: environment)
+      if let wait = try run.startAttempt(in: environment) {
+        try await run.admit(after: wait, in: environment, on: clock)
+      }
       do {
         let value = try await attempt(run.attempts, isolation: isolation, operation)
         run.finishSucceeded(in: environment)
@@ -377,7 +380,9 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var run = RetryRun(policy: self, environment: environment, clock: clock)
     run.retryRefusal = reason
-    try run.startAttempt(in: environment)
+    if let wait = try run.startAttempt(in: environment) {
+      try await run.admit(after: wait, in: environment, on: clock)
+    }
     do {
       let value: Success
       if let limit = attemptTimeout {
