@@ -15,7 +15,11 @@ extension CompiledPolicy {
   /// at once, never starts another attempt, and `run` throws `CancellationError`.
   ///
   /// Attempts never overlap here, so `hedge N after D` is not applied: a hedged policy runs
-  /// its attempts one after another. ``runHedged(in:_:)`` races them.
+  /// its attempts one after another, and an observed run says so first with
+  /// ``RetryEvent/hedgeNotApplied(_:)``. `runHedged`, which takes a `@Sendable` operation,
+  /// races them. (An overload of `run` taking a `@Sendable` closure cannot tell them apart:
+  /// Swift prefers it for every closure literal, and a closure that captures a mutable local
+  /// or an actor's state would then no longer compile.)
   ///
   /// Errors match a class name when the host registered it with a predicate (see
   /// ``RetryEnvironment``), when it is the error's type name (`URLError`), or when the error is
@@ -57,7 +61,7 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if let limiter = countedLimiter(), let clause = limit {
+    } else if let limiter = countedLimiter(in: .standard), let clause = limit {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
       if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
       do {
@@ -134,7 +138,9 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if !environment.isObserved, let limiter = countedLimiter(), let clause = limit {
+    } else if !environment.isObserved, let limiter = countedLimiter(in: environment),
+      let clause = limit
+    {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
       if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
       do {

@@ -13,11 +13,14 @@
 ///
 /// ## Shared state
 ///
-/// The state that runs of a policy share (its `budget`'s tokens, its `breaker`'s circuit) is
-/// found in one order, the same for every driver: the object bound to the policy's name
-/// (``budgets``, ``breakers``), else the environment's one (``budget``, ``breaker``), else one
-/// per policy value for the process (a breaker: per policy value and clock). A
-/// ``CircuitBreaker`` made without a clock reads this environment's ``clock``.
+/// The state that runs of a policy share (its `budget`'s tokens, its `breaker`'s circuit, its
+/// `limit`'s slots, its `throttle`'s window, its `rate`'s tokens) is found in one order, the
+/// same for every driver: a budget or breaker bound to the policy's name (``budgets``,
+/// ``breakers``), else the environment's one (``budget``, ``breaker``), else the
+/// ``registry``'s entry for the policy, made on first use. The default registry,
+/// ``RetryStateRegistry/processWide``, keeps one entry per policy value for the process (a
+/// breaker: per policy value and clock). A ``CircuitBreaker`` made without a clock reads this
+/// environment's ``clock``.
 ///
 /// An environment is cheap to copy and to pass: its parts live in one shared object, copied
 /// only when a copy changes a part.
@@ -76,15 +79,12 @@ public struct RetryEnvironment: Sendable {
     set { mutableStorage().observer = newValue }
   }
   /// The budget that runs of policies with `budget P%` draw on, unless ``budgets`` binds one
-  /// to the policy's name.
-  ///
-  /// Without either, a budgeted policy draws on a process-wide budget kept for its value (see
-  /// ``RetryBudget``).
+  /// to the policy's name; nil leaves it to the ``registry``.
   public var budget: RetryBudget? {
     @inlinable get { storage.budget }
     set { mutableStorage().budget = newValue }
   }
-  /// Budgets bound to policy names, which win over ``budget``.
+  /// Budgets bound to policy names, which win over ``budget`` and the ``registry``.
   ///
   /// A run of the policy named `payments` in a policy file draws on `budgets["payments"]`.
   /// Bind one budget to several names to share it.
@@ -93,24 +93,24 @@ public struct RetryEnvironment: Sendable {
     set { mutableStorage().budgets = newValue }
   }
   /// The circuit breaker that runs of policies with `breaker` use, unless ``breakers`` binds
-  /// one to the policy's name.
-  ///
-  /// Without either, a policy with `breaker` uses a process-wide breaker kept for its value
-  /// (see ``CircuitBreaker``).
+  /// one to the policy's name; nil leaves it to the ``registry``.
   public var breaker: CircuitBreaker? {
     @inlinable get { storage.breaker }
     set { mutableStorage().breaker = newValue }
   }
-  /// Circuit breakers bound to policy names, which win over ``breaker``.
+  /// Circuit breakers bound to policy names, which win over ``breaker`` and the ``registry``.
   public var breakers: [String: CircuitBreaker] {
     @inlinable get { storage.breakers }
     set { mutableStorage().breakers = newValue }
   }
-  /// Breakers by downstream host: `RetryPolicyHTTP` runs each request with the breaker of its
-  /// URL's host, which wins over ``breaker`` and ``breakers``.
-  public var breakerGroup: CircuitBreakerGroup? {
-    @inlinable get { storage.breakerGroup }
-    set { mutableStorage().breakerGroup = newValue }
+  /// Where runs keep the state their policy's runs share, unless the environment binds it.
+  ///
+  /// The budget, breaker, limit, throttle and rate state of each policy, by name, made on
+  /// first use (see ``RetryStateRegistry``): ``RetryStateRegistry/processWide`` unless the
+  /// host gives its own.
+  public var registry: RetryStateRegistry {
+    @inlinable get { storage.registry }
+    set { mutableStorage().registry = newValue }
   }
   /// The metrics every run in this environment records into, by policy name (see
   /// ``RetryMetrics``); nil records nothing.
@@ -118,8 +118,51 @@ public struct RetryEnvironment: Sendable {
     @inlinable get { storage.metrics }
     set { mutableStorage().metrics = newValue }
   }
+  /// Values that other products of this package keep in an environment (such as
+  /// `RetryPolicyHTTP`'s breakers per host), by a key type of theirs: the core's types stay
+  /// free of their concepts.
+  package subscript<Value: Sendable>(extension key: Any.Type, as type: Value.Type) -> Value? {
+    get { storage.extensions[ObjectIdentifier(key)] as? Value }
+    set { mutableStorage().extensions[ObjectIdentifier(key)] = newValue }
+  }
 
-  /// Creates an environment whose hooks take no arguments; every part has a default.
+  /// Creates an environment; every part has a default, so name only what the runs need.
+  ///
+  ///     let environment = RetryEnvironment(
+  ///       clock: ManualClock(), metrics: metrics, registry: RetryStateRegistry())
+  ///
+  /// - Parameters:
+  ///   - clock: The clock of every delay, `timeout` and `within` (a test's `ManualClock`).
+  ///   - random: The random source of jitter (a test's seeded generator).
+  ///   - errorClasses: Error classes by name, each a predicate.
+  ///   - hooks: The hooks `after NAME` runs before a retry, by name; each receives the error
+  ///     and the attempt that failed.
+  ///   - observer: Called with each event of each run.
+  ///   - metrics: What every run records into.
+  ///   - registry: Where runs keep the state that their policy's runs share.
+  public init(
+    clock: some Clock<Duration> = ContinuousClock(),
+    random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+    errorClasses: [String: @Sendable (any Error) -> Bool] = [:],
+    hooks: [String: @Sendable (RetryHookContext) async throws -> Void] = [:],
+    observer: (@Sendable (RetryEvent) -> Void)? = nil,
+    metrics: RetryMetrics? = nil,
+    registry: RetryStateRegistry = .processWide
+  ) {
+    storage = Storage(
+      clock: clock, random: random, errorClasses: errorClasses, hooks: hooks,
+      observer: observer, metrics: metrics, registry: registry)
+  }
+
+  /// Creates an environment that gives runs these shared objects, with hooks that take no
+  /// arguments: the form of `RetryEnvironment(breaker:)` and `RetryEnvironment(breakers:)`.
+  ///
+  /// `budget` and `breaker` serve every run of a policy with `budget P%` or `breaker`;
+  /// `budgets` and `breakers` bind one to a policy name, which wins. Everything else is as
+  /// in ``init(clock:random:errorClasses:hooks:observer:metrics:registry:)``.
+  ///
+  ///     let breaker = CircuitBreaker()
+  ///     let environment = RetryEnvironment(breaker: breaker)
   public init(
     clock: some Clock<Duration> = ContinuousClock(),
     random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
@@ -130,59 +173,16 @@ public struct RetryEnvironment: Sendable {
     budgets: [String: RetryBudget] = [:],
     breaker: CircuitBreaker? = nil,
     breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil,
     metrics: RetryMetrics? = nil
   ) {
     self.init(
       clock: clock, random: random, errorClasses: errorClasses,
-      contextHooks: hooks.isEmpty ? [:] : hooks.mapValues { hook in { _ in try await hook() } },
-      observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
-  }
-
-  /// Creates an environment whose hooks receive the error and the attempt that failed.
-  ///
-  ///     let environment = RetryEnvironment(hooks: [
-  ///       "refreshToken": { context in
-  ///         if case APIError.unauthorized = context.error { try await auth.refresh() }
-  ///       }
-  ///     ])
-  public init(
-    clock: some Clock<Duration> = ContinuousClock(),
-    random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-    errorClasses: [String: @Sendable (any Error) -> Bool] = [:],
-    hooks: [String: @Sendable (RetryHookContext) async throws -> Void],
-    observer: (@Sendable (RetryEvent) -> Void)? = nil,
-    budget: RetryBudget? = nil,
-    budgets: [String: RetryBudget] = [:],
-    breaker: CircuitBreaker? = nil,
-    breakers: [String: CircuitBreaker] = [:],
-    breakerGroup: CircuitBreakerGroup? = nil,
-    metrics: RetryMetrics? = nil
-  ) {
-    self.init(
-      clock: clock, random: random, errorClasses: errorClasses, contextHooks: hooks,
-      observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
-  }
-
-  private init(
-    clock: some Clock<Duration>,
-    random: some RandomNumberGenerator & Sendable,
-    errorClasses: [String: @Sendable (any Error) -> Bool],
-    contextHooks: [String: @Sendable (RetryHookContext) async throws -> Void],
-    observer: (@Sendable (RetryEvent) -> Void)?,
-    budget: RetryBudget?,
-    budgets: [String: RetryBudget],
-    breaker: CircuitBreaker?,
-    breakers: [String: CircuitBreaker],
-    breakerGroup: CircuitBreakerGroup?,
-    metrics: RetryMetrics?
-  ) {
-    storage = Storage(
-      clock: clock, random: random, errorClasses: errorClasses, hooks: contextHooks,
-      observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-      breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
+      hooks: hooks.mapValues { hook in { @Sendable _ in try await hook() } },
+      observer: observer, metrics: metrics)
+    storage.budget = budget
+    storage.budgets = budgets
+    storage.breaker = breaker
+    storage.breakers = breakers
   }
 
   /// The storage, copied first when another environment shares it.
@@ -229,11 +229,12 @@ extension RetryEnvironment {
     @usableFromInline var hooks: [String: @Sendable (RetryHookContext) async throws -> Void]
     @usableFromInline var observer: (@Sendable (RetryEvent) -> Void)?
     @usableFromInline var budget: RetryBudget?
-    @usableFromInline var budgets: [String: RetryBudget]
+    @usableFromInline var budgets: [String: RetryBudget] = [:]
     @usableFromInline var breaker: CircuitBreaker?
-    @usableFromInline var breakers: [String: CircuitBreaker]
-    @usableFromInline var breakerGroup: CircuitBreakerGroup?
+    @usableFromInline var breakers: [String: CircuitBreaker] = [:]
     @usableFromInline var metrics: RetryMetrics?
+    @usableFromInline var registry: RetryStateRegistry
+    var extensions: [ObjectIdentifier: any Sendable] = [:]
 
     init(
       clock: any Clock<Duration>,
@@ -241,12 +242,8 @@ extension RetryEnvironment {
       errorClasses: [String: @Sendable (any Error) -> Bool],
       hooks: [String: @Sendable (RetryHookContext) async throws -> Void],
       observer: (@Sendable (RetryEvent) -> Void)?,
-      budget: RetryBudget?,
-      budgets: [String: RetryBudget],
-      breaker: CircuitBreaker?,
-      breakers: [String: CircuitBreaker],
-      breakerGroup: CircuitBreakerGroup?,
-      metrics: RetryMetrics?
+      metrics: RetryMetrics?,
+      registry: RetryStateRegistry
     ) {
       self.clock = clock
       self.isContinuousClock = clock is ContinuousClock
@@ -254,20 +251,21 @@ extension RetryEnvironment {
       self.errorClasses = errorClasses
       self.hooks = hooks
       self.observer = observer
-      self.budget = budget
-      self.budgets = budgets
-      self.breaker = breaker
-      self.breakers = breakers
-      self.breakerGroup = breakerGroup
       self.metrics = metrics
+      self.registry = registry
     }
 
     /// A storage with the same parts.
     func copy() -> Storage {
-      Storage(
+      let copy = Storage(
         clock: clock, random: random, errorClasses: errorClasses, hooks: hooks,
-        observer: observer, budget: budget, budgets: budgets, breaker: breaker,
-        breakers: breakers, breakerGroup: breakerGroup, metrics: metrics)
+        observer: observer, metrics: metrics, registry: registry)
+      copy.budget = budget
+      copy.budgets = budgets
+      copy.breaker = breaker
+      copy.breakers = breakers
+      copy.extensions = extensions
+      return copy
     }
   }
 }
@@ -292,6 +290,42 @@ extension RetryEnvironment {
   package func report(_ event: @autoclosure () -> RetryEvent) {
     guard let observer else { return }
     observer(event())
+  }
+}
+
+extension RetryEnvironment {
+  /// The shared state of a run of `policy` in this environment, in the order of
+  /// ``RetryEnvironment``'s "Shared state": bound by name, the environment's own, the
+  /// registry's; one look-up in the registry at most.
+  package func sharedState(for policy: borrowing CompiledPolicy) -> PolicyState {
+    guard policy.hasSharedState else { return PolicyState() }
+    let name = policy.name
+    let boundBudget = name.flatMap { budgets.isEmpty ? nil : budgets[$0] } ?? budget
+    let boundBreaker = name.flatMap { breakers.isEmpty ? nil : breakers[$0] } ?? breaker
+    let needsRegistry =
+      (policy.budgetRatio != nil && boundBudget == nil)
+      || (policy.breaker != nil && boundBreaker == nil) || policy.limit != nil
+      || policy.throttle != nil || policy.rate != nil
+    var state = needsRegistry ? registry.state(for: policy, clock: clock) : PolicyState()
+    if policy.budgetRatio != nil, let boundBudget { state.budget = boundBudget }
+    if policy.breaker != nil, let boundBreaker { state.breaker = boundBreaker }
+    return state
+  }
+
+  /// The budget a run of `policy` in this environment draws on: none without `budget P%`.
+  @usableFromInline
+  package func budget(for policy: borrowing CompiledPolicy) -> RetryBudget? {
+    guard policy.budgetRatio != nil else { return nil }
+    if !budgets.isEmpty, let name = policy.name, let bound = budgets[name] { return bound }
+    return budget ?? registry.state(for: policy, clock: clock).budget
+  }
+
+  /// The breaker a run of `policy` in this environment uses: none without `breaker P%`.
+  @usableFromInline
+  package func breaker(for policy: borrowing CompiledPolicy) -> CircuitBreaker? {
+    guard policy.breaker != nil else { return nil }
+    if !breakers.isEmpty, let name = policy.name, let bound = breakers[name] { return bound }
+    return breaker ?? registry.state(for: policy, clock: clock).breaker
   }
 }
 

@@ -22,12 +22,12 @@ package struct RetryRun: Sendable {
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
-  private var circuit: RunCircuit?
+  var circuit: RunCircuit?
   /// The throttle and limit each attempt asks after the breaker, when the policy has them.
-  private var shedding: RunShedding?
+  var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
-  private var stopwatch: (any RunStopwatch)?
+  var stopwatch: (any RunStopwatch)?
   /// When the current episode of a sequence started, as the time since the run started:
   /// `within` counts from it, the summary's `elapsed` from the run's start.
   private var episodeStart: Duration = .zeroInline
@@ -46,7 +46,7 @@ package struct RetryRun: Sendable {
   /// this reason, after the breaker and the budget counted it as any failure.
   package var retryRefusal: RetryStopReason?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
-  private var recorder: RunRecorder?
+  var recorder: RunRecorder?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -65,10 +65,11 @@ package struct RetryRun: Sendable {
     // (Not `||`: its autoclosure would consume the borrowed environment.)
     let isObserved = environment.isObserved
     let isTimed = isObserved ? true : policy.deadline != nil
-    self.init(
-      policy: policy, random: environment.random, budget: environment.budget(for: policy),
-      breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
+    self.init(policy: policy, sharing: environment, attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
+    // a hedged policy says so rather than dropping `hedge` silently.
+    if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
   }
@@ -90,21 +91,14 @@ package struct RetryRun: Sendable {
       self.circuit = RunCircuit(breaker: breaker, policy: clause, permit: permit)
     }
     // The storm simulator keeps each client's shedding state itself (`asksShedding` false).
-    self.shedding = asksShedding ? RunShedding(policy: policy) : nil
+    self.shedding =
+      asksShedding
+      ? RunShedding(
+        policy: policy,
+        state: RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()))
+      : nil
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
-  }
-
-  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
-  @usableFromInline
-  package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
-  }
-
-  /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
-  @usableFromInline
-  mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
-    stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
 
   /// The attempts started so far.

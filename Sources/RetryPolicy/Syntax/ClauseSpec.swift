@@ -24,6 +24,9 @@ package enum ArgumentShape: Sendable, Hashable {
   case hook
   /// A percentage or a kind of jitter: `10%`, `full`, `equal`, `decorrelated`.
   case jitter
+  /// A whole number per second or per minute: `50/s`, `30/m` (three tokens: the number, `/`
+  /// and the period).
+  case rate
 }
 
 /// What values an argument takes, and what the checker says of one outside them.
@@ -178,7 +181,8 @@ package struct ClauseSpec: Sendable {
     arguments.filter { !$0.limits.text.isEmpty }.map { argument in
       let name =
         argument.word
-        ?? String(argument.placeholder.prefix { $0 != " " && $0 != "%" && $0 != "," })
+        ?? String(
+          argument.placeholder.prefix { $0 != " " && $0 != "%" && $0 != "," && $0 != "/" })
       let range = argument.limits.text.replacing(" to ", with: " … ")
       let value = argument.defaultValue.isEmpty ? "" : " (\(argument.defaultValue))"
       return "\(name) \(range)\(value)"

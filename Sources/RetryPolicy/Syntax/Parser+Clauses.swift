@@ -124,7 +124,7 @@ extension PolicyParser {
     switch shape {
     case .growth: token.keyword == .x || token.kind == .plus
     case .factor: token.keyword == .x
-    case .count, .percent: token.kind == .number
+    case .count, .percent, .rate: token.kind == .number
     case .duration, .durations: token.kind == .duration || token.kind == .number
     case .errorClasses: token.kind == .word || token.kind == .number || token.kind == .duration
     case .hook: token.kind == .word && token.keyword == nil
@@ -189,7 +189,38 @@ extension PolicyParser {
         .map(ArgumentSyntax.name)
     case .jitter:
       return parseJitter().map(ArgumentSyntax.jitter)
+    case .rate:
+      return parseRate(after: word)
     }
+  }
+
+  /// Parses a rate, `N/s` or `N/m`: a whole number, `/` and the period, three tokens.
+  mutating func parseRate(after word: String) -> ArgumentSyntax? {
+    guard token.kind == .number, !token.hasFraction else {
+      if token.kind != .error { report(.expectedRate(after: word), at: token.range) }
+      return nil
+    }
+    let digits = lexer.slice(token.start, token.end)
+    let count = Literals.integer(digits)
+    if count == nil { report(.numberTooLarge(text), at: token.range) }
+    let number = NumberLiteralSyntax(
+      digits: LiteralText(digits), value: count.map(Double.init), range: token.range)
+    advance()
+    guard token.kind == .slash else {
+      report(.missingRatePeriod(number.text), at: SourceRange(start: previousEnd, end: previousEnd))
+      return nil
+    }
+    advance()
+    guard token.kind == .word, let period = RatePeriod(rawValue: text) else {
+      if token.kind == .word {
+        report(.unknownRatePeriod(text), at: token.range)
+      } else if token.kind != .error {
+        report(.missingRatePeriod(number.text), at: token.range)
+      }
+      return nil
+    }
+    advance()
+    return .rate(number, per: period)
   }
 
   /// Parses `xF` or `+I`, at `x` or `+`.

@@ -200,10 +200,11 @@ package struct ClauseSyntax: Sendable, Hashable {
     if case .names(let names)? = argument(index) { names } else { [] }
   }
 
-  /// The number at `index` (a count, a percentage or a factor), if given.
+  /// The number at `index` (a count, a percentage, a factor or a rate's count), if given.
   package func number(_ index: Int) -> NumberLiteralSyntax? {
     switch argument(index) {
-    case .count(let number)?, .percent(let number)?, .factor(let number)?: number
+    case .count(let number)?, .percent(let number)?, .factor(let number)?, .rate(let number, _)?:
+      number
     case .word?, .duration?, .durations?, .increment?, .names?, .name?, .jitter?, nil: nil
     }
   }
@@ -231,6 +232,8 @@ package enum ArgumentSyntax: Sendable, Hashable {
   case name(NameSyntax)
   /// The argument of `jitter`.
   case jitter(JitterSyntax)
+  /// A rate: its count and its period, `50/s`.
+  case rate(NumberLiteralSyntax, per: RatePeriod)
 
   /// The value as written, as messages quote it: `1.5`, `5s`, `10` (a percentage without
   /// `%`), `serverError, 503`.
@@ -242,6 +245,7 @@ package enum ArgumentSyntax: Sendable, Hashable {
     case .durations(let literals): literals.map(\.text).joined(separator: ", ")
     case .names(let names): names.map(\.text).joined(separator: ", ")
     case .name(let name): name.text
+    case .rate(let number, let period): number.text + "/" + period.rawValue
     case .jitter(let jitter):
       switch jitter.kind {
       case .percent(let number): number.text
@@ -255,6 +259,22 @@ package enum ArgumentSyntax: Sendable, Hashable {
   /// A count's value as a whole number; nil for other values or one too large to read.
   package var wholeNumber: Int? {
     if case .count(let number) = self, let value = number.value { Int(exactly: value) } else { nil }
+  }
+}
+
+/// The period of a rate: `s` of `50/s`, `m` of `30/m`.
+package enum RatePeriod: String, Sendable, Hashable {
+  /// Per second: `/s`.
+  case second = "s"
+  /// Per minute: `/m`.
+  case minute = "m"
+
+  /// The period's length.
+  package var duration: Duration {
+    switch self {
+    case .second: .seconds(1)
+    case .minute: .seconds(60)
+    }
   }
 }
 

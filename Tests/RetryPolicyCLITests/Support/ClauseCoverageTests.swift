@@ -22,7 +22,7 @@ struct ClauseCoverageTests {
     switch clause {
     case .jitter, .max: return "retry 3 delay 1s " + text
     case .on, .except, .immediately, .delay, .backoff, .delays, .after, .honoringRetryAfter,
-      .within, .timeout, .budget, .hedge, .breaker, .limit, .throttle:
+      .within, .timeout, .budget, .hedge, .breaker, .limit, .throttle, .rate:
       return "retry 3 " + text
     }
   }

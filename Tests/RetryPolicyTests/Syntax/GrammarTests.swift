@@ -142,21 +142,21 @@ struct ClauseTableTests {
     "RetryPolicy/Syntax/Parser+Clauses.swift": ["x"],
     // Option and argument names: --policy, --timeout, <policy>.
     "RetryPolicyCLI/Arguments/CommandOptions.swift": ["policy"],
-    "RetryPolicyCLI/Commands/StormOptions.swift": ["timeout"],
+    "RetryPolicyCLI/Commands/StormOptions.swift": ["timeout", "rate"],
     "RetryPolicyCLI/Commands/ExportCommand.swift": ["policy"],
     "RetryPolicyCLI/Commands/SimulateCommand.swift": ["policy"],
     "RetryPolicyCLI/Commands/StormCommand.swift": ["policy"],
     // explain --json's members, in its help (contract §5).
     "RetryPolicyCLI/Commands/ExplainCommand.swift": [
       "on", "except", "jitter", "max", "retry", "delay", "within", "timeout", "budget", "hedge",
-      "breaker", "after", "policy", "limit", "throttle",
+      "breaker", "after", "policy", "limit", "throttle", "rate",
     ],
     // gRPC's `timeout` field; Envoy's `retry-after` header.
     "RetryPolicyEngines/GRPC/Import/GRPCImport+Reader.swift": ["timeout"],
     "RetryPolicyEngines/Envoy/EnvoyExport.swift": ["retry-after"],
     // The Swift properties of CompiledPolicy and RetryRule.
     "RetryPolicyCLI/Rendering/PolicySwiftSource.swift": [
-      "hedge", "jitter", "breaker", "limit", "throttle",
+      "hedge", "jitter", "breaker", "limit", "throttle", "rate",
     ],
     // simulate --json's decision value and member.
     "RetryPolicyCLI/Rendering/SimulationRendering.swift": ["retry", "policy"],

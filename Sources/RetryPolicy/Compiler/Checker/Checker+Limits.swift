@@ -36,7 +36,7 @@ extension PolicyChecker {
     case .factor(let number):
       guard case .decimals = limits.bounds else { return checkFactor(number) }
       return checkNumber(number, limits, argument: value)
-    case .count(let number), .percent(let number):
+    case .count(let number), .percent(let number), .rate(let number, _):
       return checkNumber(number, limits, argument: value)
     case .jitter(let syntax):
       guard case .percent(let number) = syntax.kind else { return true }

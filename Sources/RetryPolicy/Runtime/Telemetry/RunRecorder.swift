@@ -48,7 +48,7 @@ package struct RunRecorder: Sendable {
       }
       counters.runEnded(summary.outcome, after: elapsed)
     case .retryScheduled, .attemptRefused, .circuitOpened, .circuitHalfOpened, .circuitClosed,
-      .attemptShed, .limitChanged:
+      .attemptShed, .limitChanged, .hedgeNotApplied:
       break
     }
   }
