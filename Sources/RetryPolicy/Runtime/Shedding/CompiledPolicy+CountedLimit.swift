@@ -19,13 +19,13 @@ extension CompiledPolicy {
       case .fixed(_, 0)? = limit
     else { return nil }
     let registry = environment.registry
-    let clock = environment.clock
-    guard registry === RetryStateRegistry.processWide else {
-      return registry.state(for: self, clock: clock).limiter
+    let isProcessWide = registry === RetryStateRegistry.processWide
+    // The clock (an existential to copy) is read only when the registry is asked.
+    if isProcessWide, let limiter = Self.processWideLimiters.value(for: self) { return limiter }
+    guard let limiter = registry.state(for: self, clock: environment.clock).limiter else {
+      return nil
     }
-    return Self.processWideLimiters.value(for: self) {
-      registry.state(for: self, clock: clock).limiter ?? ConcurrencyLimiter()
-    }
+    return isProcessWide ? Self.processWideLimiters.keep(limiter, for: self) : limiter
   }
 }
 
