@@ -22,27 +22,24 @@
 /// breaker: per policy value and clock). A ``CircuitBreaker`` made without a clock reads this
 /// environment's ``clock``.
 ///
-/// An environment is cheap to copy and to pass: its parts live in one shared object, copied
-/// only when a copy changes a part.
+/// An environment is cheap to copy and to pass: its parts live in one shared immutable
+/// object, replaced when a copy changes a part.
 public struct RetryEnvironment: Sendable {
   /// The clock every delay and `timeout` is measured on; a ``CircuitBreaker`` made without
   /// a clock reads it too.
   public var clock: any Clock<Duration> {
-    @inlinable get { storage.clock }
-    set {
-      let storage = mutableStorage()
-      storage.clock = newValue
-      storage.isContinuousClock = newValue is ContinuousClock
-    }
+    @inlinable get { storage.parts.clock }
+    set { update { $0.clock = newValue } }
   }
   /// Whether ``clock`` is the continuous clock, which breakers read as the system's
   /// monotonic clock: kept so that a run does not cast the clock.
   @inlinable
   package var isContinuousClock: Bool { storage.isContinuousClock }
 
-  /// Every part, in one object shared by the copies of the environment until one of them
-  /// changes a part (copy on write): a run then passes and copies one reference, never the
-  /// dozen parts.
+  /// Every part, in one immutable object shared by the copies of the environment.
+  ///
+  /// Changing a part makes a new one. A run passes one reference, never the dozen parts, and reads
+  /// each part as a constant (no exclusivity check, as a `var` of a class would need).
   @usableFromInline
   var storage: Storage
   /// The random source of jitter.
@@ -51,57 +48,57 @@ public struct RetryEnvironment: Sendable {
   /// sequence of jitter: reproducible in tests and simulations. Keep the default, the system
   /// generator, where many clients must not retry in step.
   public var random: any RandomNumberGenerator & Sendable {
-    @inlinable get { storage.random }
-    set { mutableStorage().random = newValue }
+    @inlinable get { storage.parts.random }
+    set { update { $0.random = newValue } }
   }
   /// Error classes by name: an error belongs to the class when the predicate returns true.
   ///
   /// A registered name is checked before the type and case names (see ``CompiledPolicy``'s
   /// `run`). Predicates must be quick and must not throw or block.
   public var errorClasses: [String: @Sendable (any Error) -> Bool] {
-    @inlinable get { storage.errorClasses }
-    set { mutableStorage().errorClasses = newValue }
+    @inlinable get { storage.parts.errorClasses }
+    set { update { $0.errorClasses = newValue } }
   }
   /// Hooks by name, run by `after NAME` before each retry of that rule, after its delay; each
   /// receives the error that triggered the retry and the number of the attempt that failed.
   ///
   /// A hook that throws ends the run with its error.
   public var hooks: [String: @Sendable (RetryHookContext) async throws -> Void] {
-    @inlinable get { storage.hooks }
-    set { mutableStorage().hooks = newValue }
+    @inlinable get { storage.parts.hooks }
+    set { update { $0.hooks = newValue } }
   }
   /// Called synchronously with each event of each run, from the running task.
   ///
   /// Keep it quick; to consume events elsewhere, yield them to an `AsyncStream`'s
   /// continuation. Setting an observer turns off the allocation-free path of `run`.
   public var observer: (@Sendable (RetryEvent) -> Void)? {
-    @inlinable get { storage.observer }
-    set { mutableStorage().observer = newValue }
+    @inlinable get { storage.parts.observer }
+    set { update { $0.observer = newValue } }
   }
   /// The budget that runs of policies with `budget P%` draw on, unless ``budgets`` binds one
   /// to the policy's name; nil leaves it to the ``registry``.
   public var budget: RetryBudget? {
-    @inlinable get { storage.budget }
-    set { mutableStorage().budget = newValue }
+    @inlinable get { storage.parts.budget }
+    set { update { $0.budget = newValue } }
   }
   /// Budgets bound to policy names, which win over ``budget`` and the ``registry``.
   ///
   /// A run of the policy named `payments` in a policy file draws on `budgets["payments"]`.
   /// Bind one budget to several names to share it.
   public var budgets: [String: RetryBudget] {
-    @inlinable get { storage.budgets }
-    set { mutableStorage().budgets = newValue }
+    @inlinable get { storage.parts.budgets }
+    set { update { $0.budgets = newValue } }
   }
   /// The circuit breaker that runs of policies with `breaker` use, unless ``breakers`` binds
   /// one to the policy's name; nil leaves it to the ``registry``.
   public var breaker: CircuitBreaker? {
-    @inlinable get { storage.breaker }
-    set { mutableStorage().breaker = newValue }
+    @inlinable get { storage.parts.breaker }
+    set { update { $0.breaker = newValue } }
   }
   /// Circuit breakers bound to policy names, which win over ``breaker`` and the ``registry``.
   public var breakers: [String: CircuitBreaker] {
-    @inlinable get { storage.breakers }
-    set { mutableStorage().breakers = newValue }
+    @inlinable get { storage.parts.breakers }
+    set { update { $0.breakers = newValue } }
   }
   /// Where runs keep the state their policy's runs share, unless the environment binds it.
   ///
@@ -109,21 +106,21 @@ public struct RetryEnvironment: Sendable {
   /// first use (see ``RetryStateRegistry``): ``RetryStateRegistry/processWide`` unless the
   /// host gives its own.
   public var registry: RetryStateRegistry {
-    @inlinable get { storage.registry }
-    set { mutableStorage().registry = newValue }
+    @inlinable get { storage.parts.registry }
+    set { update { $0.registry = newValue } }
   }
   /// The metrics every run in this environment records into, by policy name (see
   /// ``RetryMetrics``); nil records nothing.
   public var metrics: RetryMetrics? {
-    @inlinable get { storage.metrics }
-    set { mutableStorage().metrics = newValue }
+    @inlinable get { storage.parts.metrics }
+    set { update { $0.metrics = newValue } }
   }
   /// Values that other products of this package keep in an environment (such as
   /// `RetryPolicyHTTP`'s breakers per host), by a key type of theirs: the core's types stay
   /// free of their concepts.
   package subscript<Value: Sendable>(extension key: Any.Type, as type: Value.Type) -> Value? {
-    get { storage.extensions[ObjectIdentifier(key)] as? Value }
-    set { mutableStorage().extensions[ObjectIdentifier(key)] = newValue }
+    get { storage.parts.extensions[ObjectIdentifier(key)] as? Value }
+    set { update { $0.extensions[ObjectIdentifier(key)] = newValue } }
   }
 
   /// Creates an environment; every part has a default, so name only what the runs need.
@@ -150,8 +147,9 @@ public struct RetryEnvironment: Sendable {
     registry: RetryStateRegistry = .processWide
   ) {
     storage = Storage(
-      clock: clock, random: random, errorClasses: errorClasses, hooks: hooks,
-      observer: observer, metrics: metrics, registry: registry)
+      Parts(
+        clock: clock, random: random, errorClasses: errorClasses, hooks: hooks,
+        observer: observer, metrics: metrics, registry: registry))
   }
 
   /// Creates an environment that gives runs these shared objects, with hooks that take no
@@ -179,16 +177,20 @@ public struct RetryEnvironment: Sendable {
       clock: clock, random: random, errorClasses: errorClasses,
       hooks: hooks.mapValues { hook in { @Sendable _ in try await hook() } },
       observer: observer, metrics: metrics)
-    storage.budget = budget
-    storage.budgets = budgets
-    storage.breaker = breaker
-    storage.breakers = breakers
+    update { parts in
+      parts.budget = budget
+      parts.budgets = budgets
+      parts.breaker = breaker
+      parts.breakers = breakers
+    }
   }
 
-  /// The storage, copied first when another environment shares it.
-  private mutating func mutableStorage() -> Storage {
-    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-    return storage
+  /// Changes parts: the environment gets a new storage (environments are configured once
+  /// and read on every run, so reads stay plain loads of constants).
+  private mutating func update(_ change: (inout Parts) -> Void) {
+    var parts = storage.parts
+    change(&parts)
+    storage = Storage(parts)
   }
 
   /// The names the compiler can check a policy against: the registered hooks, with error
@@ -216,14 +218,27 @@ public struct RetryEnvironment: Sendable {
 }
 
 extension RetryEnvironment {
-  /// The parts of an environment (see ``RetryEnvironment/storage``).
+  /// The parts of an environment, in one immutable object (see
+  /// ``RetryEnvironment/storage``).
   @usableFromInline
-  final class Storage: @unchecked Sendable {
-    // Sound: a storage is written only through `mutableStorage()`, while a single
-    // environment holds it; every storage shared between environments (and so between
-    // tasks) is only read.
+  final class Storage: Sendable {
+    @usableFromInline let parts: Parts
+    /// Whether ``Parts/clock`` is the continuous clock.
+    @usableFromInline let isContinuousClock: Bool
+    /// Whether an observer or metrics watch the runs.
+    @usableFromInline let isObserved: Bool
+
+    init(_ parts: Parts) {
+      self.parts = parts
+      isContinuousClock = parts.clock is ContinuousClock
+      isObserved = parts.observer != nil || parts.metrics != nil
+    }
+  }
+
+  /// The parts of an environment, as its properties give them.
+  @usableFromInline
+  struct Parts: Sendable {
     @usableFromInline var clock: any Clock<Duration>
-    @usableFromInline var isContinuousClock: Bool
     @usableFromInline var random: any RandomNumberGenerator & Sendable
     @usableFromInline var errorClasses: [String: @Sendable (any Error) -> Bool]
     @usableFromInline var hooks: [String: @Sendable (RetryHookContext) async throws -> Void]
@@ -246,26 +261,12 @@ extension RetryEnvironment {
       registry: RetryStateRegistry
     ) {
       self.clock = clock
-      self.isContinuousClock = clock is ContinuousClock
       self.random = random
       self.errorClasses = errorClasses
       self.hooks = hooks
       self.observer = observer
       self.metrics = metrics
       self.registry = registry
-    }
-
-    /// A storage with the same parts.
-    func copy() -> Storage {
-      let copy = Storage(
-        clock: clock, random: random, errorClasses: errorClasses, hooks: hooks,
-        observer: observer, metrics: metrics, registry: registry)
-      copy.budget = budget
-      copy.budgets = budgets
-      copy.breaker = breaker
-      copy.breakers = breakers
-      copy.extensions = extensions
-      return copy
     }
   }
 }
@@ -278,7 +279,7 @@ extension RetryEnvironment {
   /// reports to it too.
   @inlinable
   package var isObserved: Bool {
-    observer != nil || metrics != nil
+    storage.isObserved
   }
 
   /// Reports `event` of a run: the one place where every driver (``RetryRun``, the hedging

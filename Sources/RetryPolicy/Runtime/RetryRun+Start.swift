@@ -28,6 +28,12 @@ extension RetryRun {
     recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
   }
 
+  /// Counts the tokens of `rate` on `clock`, the run's.
+  @usableFromInline
+  mutating func bindRate<C: Clock<Duration>>(to clock: C) {
+    shedding?.bindRate(to: clock)
+  }
+
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
   @usableFromInline
   mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {

@@ -23,7 +23,8 @@ package struct RetryRun: Sendable {
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
   var circuit: RunCircuit?
-  /// The throttle and limit each attempt asks after the breaker, when the policy has them.
+  /// The throttle, rate and limit each attempt asks after the breaker, when the policy has
+  /// them.
   var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
@@ -33,14 +34,14 @@ package struct RetryRun: Sendable {
   private var episodeStart: Duration = .zeroInline
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
-  private var pendingError: (any Error)?
+  private(set) var pendingError: (any Error)?
   /// Whether the next attempt is the first of its run, which deposits into the budget
   /// instead of withdrawing.
   private var isFirstOfEpisode: Bool
   /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
-  package private(set) var totalDelay: Duration = .zeroInline
+  package internal(set) var totalDelay: Duration = .zeroInline
   /// Why this run may make no retry, when it may not (`notIdempotent`: a request
   /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
   /// this reason, after the breaker and the budget counted it as any failure.
@@ -67,6 +68,7 @@ package struct RetryRun: Sendable {
     let isTimed = isObserved ? true : policy.deadline != nil
     self.init(policy: policy, sharing: environment, attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    if policy.rate != nil { bindRate(to: clock) }
     // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
     // a hedged policy says so rather than dropping `hedge` silently.
     if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
@@ -117,13 +119,26 @@ package struct RetryRun: Sendable {
   /// Every method takes the run's environment, the one it started with, which the run borrows
   /// instead of keeping a copy. `elapsed`, when given, is the time since the run started on
   /// the caller's virtual time, instead of the run's stopwatch.
+  ///
+  /// It returns nil once the attempt started, else what it waits for first (a token of
+  /// `rate`, a slot in line): the driver then calls ``admit(after:in:on:)``.
   @usableFromInline
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
-  ) throws {
+  ) throws -> AdmissionWait? {
+    try admit(from: 0, in: environment, elapsed: given)
+  }
+
+  /// Asks the stages from index `first` of ``RunStage/beforeAttempt``, then starts the attempt.
+  mutating func admit(
+    from first: Int, in environment: borrowing RetryEnvironment, elapsed given: Duration?
+  ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
     // ends the run, and a stage that spends comes after every stage that may refuse.
-    for stage in RunStage.beforeAttempt {
+    var index = first
+    while index < RunStage.beforeAttempt.count {
+      let stage = RunStage.beforeAttempt[index]
+      index += 1
       switch stage {
       case .deadline:
         if let error = pendingError, let deadline = machine.deadline,
@@ -142,15 +157,14 @@ package struct RetryRun: Sendable {
         if shedding != nil,
           let refusal = shedding?.admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
         {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .throttled))
-          throw stop(.throttled, pendingError ?? refusal, in: environment, elapsed: given)
+          throw refuse(.throttled, refusal, in: environment, elapsed: given)
         }
-      case .limit:
-        if shedding != nil, let refusal = shedding?.admitLimit() {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .limitExceeded))
-          throw stop(.limitExceeded, pendingError ?? refusal, in: environment, elapsed: given)
+      case .rate, .limit:
+        // Each may make the attempt wait (``admit(after:in:on:)``) or refuse it.
+        if shedding != nil,
+          let wait = try admitShedding(stage, next: index, in: environment, elapsed: given)
+        {
+          return wait
         }
       case .budget:
         if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
@@ -172,17 +186,7 @@ package struct RetryRun: Sendable {
     let attempt = machine.attempts
     let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
     environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
-  }
-
-  /// Gives back the limit's slot of the attempt that ended and counts a throttle's accept;
-  /// reports an adaptive limit's change.
-  private mutating func releaseShedding(
-    isMeasured: Bool, isAccept: Bool, in environment: borrowing RetryEnvironment
-  ) {
-    if isAccept { shedding?.recordAccept() }
-    if let limit = shedding?.release(isMeasured: isMeasured) {
-      environment.report(.limitChanged(attempt: machine.attempts, limit: limit))
-    }
+    return nil
   }
 
   /// Reports that the last attempt succeeded and the run is over.
@@ -310,30 +314,62 @@ package struct RetryRun: Sendable {
   /// Sleeps the wait's delay on the clock, then runs its hook (a wait with neither yields
   /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
   /// is cancelled by the end of the wait.
-  @usableFromInline
+  ///
+  /// Inlined into the driver, so that it is specialized for the run's clock: unspecialized,
+  /// every instant of the clock's unknown type costs a task allocation and a metadata lookup.
+  @inlinable
   nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if wait.delay.isPositive {
-      let deadline = deadline(on: clock, after: wait.delay)
+      let deadline = clock.now.advanced(by: wait.delay)
       do {
         try await sleepFreeingOnCancel(until: deadline, on: clock)
-        totalDelay = totalDelay.addingClamped(wait.delay)
+        addWaited(wait.delay)
       } catch {
-        totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline, on: clock))
-        throw stop(.cancelled, error, in: environment)
+        let remaining = clock.now.duration(to: deadline)
+        addWaited(wait.delay, remaining: remaining)
+        throw stopCancelled(after: error, in: environment)
       }
     } else if wait.hook == nil {
       await Task.yield()
     }
-    if let hook = wait.hook {
-      do {
-        try await hook(RetryHookContext(error: error, attempt: machine.attempts))
-      } catch {
-        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
-      }
+    if let hook = wait.hook { try await run(hook, after: error, in: environment) }
+    if Task.isCancelled { throw stopCancelled(after: error, in: environment) }
+  }
+
+  /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
+  @usableFromInline
+  mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
+    let part: Duration
+    if !remaining.isPositive {
+      part = delay
+    } else {
+      let waited = delay.subtractingClamped(remaining)
+      part = waited.isPositive ? waited : .zeroInline
     }
-    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
+    totalDelay = totalDelay.addingClamped(part)
+  }
+
+  /// Runs a retry's hook; a failure of the hook ends the run.
+  @usableFromInline
+  nonisolated(nonsending) mutating func run(
+    _ hook: @Sendable (RetryHookContext) async throws -> Void, after error: any Error,
+    in environment: RetryEnvironment
+  ) async throws {
+    do {
+      try await hook(RetryHookContext(error: error, attempt: machine.attempts))
+    } catch {
+      throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
+    }
+  }
+
+  /// Ends the run as cancelled during its wait, after `error`; returns what to throw.
+  @usableFromInline
+  mutating func stopCancelled(
+    after error: any Error, in environment: borrowing RetryEnvironment
+  ) -> any Error {
+    stop(.cancelled, error, in: environment)
   }
 
   /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
@@ -342,19 +378,9 @@ package struct RetryRun: Sendable {
     stop(.cancelled, CancellationError(), in: environment)
   }
 
-  /// The part of `delay` waited by now, the wait having been meant to end at `deadline`.
-  private func waited<C: Clock<Duration>>(
-    _ delay: Duration, until deadline: C.Instant, on clock: C
-  ) -> Duration {
-    let remaining = clock.now.duration(to: deadline)
-    guard remaining.isPositive else { return delay }
-    let part = delay.subtractingClamped(remaining)
-    return part.isPositive ? part : .zeroInline
-  }
-
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private mutating func stop(
+  mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) -> any Error {
@@ -392,7 +418,7 @@ package struct RetryRun: Sendable {
 
   /// The time since the current episode started (the run's start for `run`), which `within`
   /// counts from.
-  private func episodeElapsed() -> Duration {
+  func episodeElapsed() -> Duration {
     guard let stopwatch else { return .zeroInline }
     return stopwatch.elapsed().subtractingClamped(episodeStart)
   }
@@ -430,14 +456,7 @@ struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
 @usableFromInline
 package struct RetryWait: Sendable {
   /// The delay to sleep first; zero for none.
-  package var delay: Duration
+  @usableFromInline package var delay: Duration
   /// The hook to run after the delay.
-  package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
-}
-
-/// `clock.now.advanced(by: delay)`, out of line: in the async caller, each instant of a
-/// clock's unknown type costs a task allocation, and this way only the deadline needs one.
-@inline(never)
-private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
-  clock.now.advanced(by: delay)
+  @usableFromInline package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
 }

@@ -11,7 +11,9 @@ import Synchronization
 /// Reading ``policy`` is one atomic load (no lock, no look-up); it gives the policy of the
 /// last reload applied. When a reload removes the name, ``policy`` keeps the last version,
 /// ``isRemoved`` is true and ``run(in:_:)`` throws, until a reload brings the name back.
-public struct PolicyHandle: Sendable {
+///
+/// A handle is a reference: copies share it, and passing one costs one retain.
+public final class PolicyHandle: Sendable {
   /// The policy's name.
   public let name: String
   let cell: PolicyCell
