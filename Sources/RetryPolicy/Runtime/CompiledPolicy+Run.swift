@@ -61,7 +61,7 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if let limiter = countedLimiter(), let clause = limit {
+    } else if let limiter = countedLimiter(in: .standard), let clause = limit {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
       if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
       do {
@@ -142,11 +142,10 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if !environment.isObserved, environment.registry === RetryStateRegistry.processWide,
-      let limiter = countedLimiter(), let clause = limit
+    } else if !environment.isObserved, let limiter = countedLimiter(in: environment),
+      let clause = limit
     {
-      // `limit N` alone: the first attempt's slot is one atomic step, without the driver (the
-      // process-wide registry's limiter; a host's registry goes through the driver).
+      // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
       if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
       do {
         let value = try await attempt(1, isolation: isolation, operation)

@@ -174,6 +174,7 @@ struct SheddingLimiterTests {
     // Equal rules in other storage are compared one by one.
     let again = try compile(policy: "retry 2 on recentBoom limit 5")
     #expect(RecentPolicyStates<ConcurrencyLimiter>.isSameValue(policy, again))
-    #expect(ConcurrencyLimiter.standard(for: policy) === ConcurrencyLimiter.standard(for: again))
+    let environment = RetryEnvironment()
+    #expect(policy.countedLimiter(in: environment) === again.countedLimiter(in: environment))
   }
 }

@@ -4,6 +4,11 @@ import Testing
 
 private struct Boom: Error {}
 
+/// The limiter the process-wide registry keeps for `policy`, as the driver finds it.
+private func processWideLimiter(_ policy: CompiledPolicy) -> ConcurrencyLimiter? {
+  RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).limiter
+}
+
 @Suite("Runtime: runs under 'limit' and 'throttle'")
 struct RunSheddingTests {
   @Test("a first attempt past 'limit' throws LimitExceededError; the slot comes back after")
@@ -76,7 +81,7 @@ struct RunSheddingTests {
     }
     // Had the first attempt kept its slot, the retry would have been refused with Boom.
     #expect(value == 2)
-    #expect(ConcurrencyLimiter.standard(for: policy).inFlight == 0)
+    #expect(processWideLimiter(policy)?.inFlight == 0)
   }
 
   @Test("'limit N' without 'queue' admits N attempts at once, refuses the next, frees on return")
@@ -95,7 +100,8 @@ struct RunSheddingTests {
         })
     }
     await clock.waitForSleepers(count: 3)
-    let limiter = ConcurrencyLimiter.standard(for: policy)
+    let limiter = try #require(processWideLimiter(policy))
+    #expect(policy.countedLimiter(in: environment) === limiter)
     #expect(limiter.inFlight == 3)
     #expect(limiter.limit == 3)
     // Both forms of `run` refuse the fourth, without calling the operation.
@@ -119,18 +125,19 @@ struct RunSheddingTests {
 
   @Test("equal policy values share one limiter, past the few kept without a lock too")
   func equalValuesShareLimiter() throws {
+    let environment = RetryEnvironment()
     // More values than the lock-free slots hold: the later ones come from the table.
     let count = 8
     var first: [ConcurrencyLimiter] = []
     for index in 0..<count {
       let policy = try compile(policy: "retry \(index) on sharedLimitBoom limit 7")
-      first.append(ConcurrencyLimiter.standard(for: policy))
+      first.append(try #require(policy.countedLimiter(in: environment)))
     }
     for index in 0..<count {
       // The same text compiled again: an equal value, not a copy.
       let again = try compile(policy: "retry \(index) on sharedLimitBoom limit 7")
-      #expect(ConcurrencyLimiter.standard(for: again) === first[index])
-      #expect(ConcurrencyLimiter.standard(for: again) === first[index])
+      #expect(again.countedLimiter(in: environment) === first[index])
+      #expect(processWideLimiter(again) === first[index])
     }
     #expect(Set(first.map(ObjectIdentifier.init)).count == count)
   }

@@ -32,27 +32,36 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
 
   init() {}
 
-  /// The object of `policy`: from a slot when one holds it, else from `table` (which makes it
-  /// the first time), kept in the first empty slot.
-  func value(for policy: borrowing CompiledPolicy, table: () -> Value) -> Value {
+  /// The object of `policy` when a slot holds it.
+  func value(for policy: borrowing CompiledPolicy) -> Value? {
     for index in 0..<Self.slotCount {
-      guard let entry = load(index)?.takeUnretainedValue() else {
-        // A value that is not equal to itself (a NaN set through a public property) would
-        // never be found again: it takes no slot.
-        guard policy == policy else { return table() }
-        let made = Entry(policy: copy policy, value: table())
-        let (stored, kept) = claim(index, for: Unmanaged.passRetained(made))
-        if stored { return made.value }
-        // Another value took the slot first: `made` was retained for it, and is not kept.
-        Unmanaged.passUnretained(made).release()
-        if let kept = kept?.takeUnretainedValue(), Self.isSameValue(kept.policy, policy) {
-          return kept.value
-        }
-        continue
-      }
+      guard let entry = load(index)?.takeUnretainedValue() else { return nil }
       if Self.isSameValue(entry.policy, policy) { return entry.value }
     }
-    return table()
+    return nil
+  }
+
+  /// Keeps `value` as the object of `policy` in the first empty slot, unless another slot
+  /// holds `policy` first; returns the object kept (`value` when no slot is free).
+  func keep(_ value: Value, for policy: borrowing CompiledPolicy) -> Value {
+    // A value that is not equal to itself (a NaN set through a public property) would never
+    // be found again: it takes no slot.
+    guard policy == policy else { return value }
+    for index in 0..<Self.slotCount {
+      if let entry = load(index)?.takeUnretainedValue() {
+        if Self.isSameValue(entry.policy, policy) { return entry.value }
+        continue
+      }
+      let made = Entry(policy: copy policy, value: value)
+      let (stored, kept) = claim(index, for: Unmanaged.passRetained(made))
+      if stored { return value }
+      // Another value took the slot first: `made` was retained for it, and is not kept.
+      Unmanaged.passUnretained(made).release()
+      if let kept = kept?.takeUnretainedValue(), Self.isSameValue(kept.policy, policy) {
+        return kept.value
+      }
+    }
+    return value
   }
 
   private func load(_ index: Int) -> Unmanaged<Entry>? {
