@@ -61,6 +61,17 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
+    } else if let limiter = countedLimiter(), let clause = limit {
+      // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
+      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        limiter.releaseCounted()
+        return value
+      } catch {
+        limiter.releaseCounted()
+        firstFailure = error
+      }
     } else {
       firstFailure = nil
     }
@@ -130,6 +141,20 @@ extension CompiledPolicy {
         } catch {
           firstFailure = error
         }
+      }
+    } else if !environment.isObserved, environment.registry === RetryStateRegistry.processWide,
+      let limiter = countedLimiter(), let clause = limit
+    {
+      // `limit N` alone: the first attempt's slot is one atomic step, without the driver (the
+      // process-wide registry's limiter; a host's registry goes through the driver).
+      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        limiter.releaseCounted()
+        return value
+      } catch {
+        limiter.releaseCounted()
+        firstFailure = error
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
       rate == nil,
