@@ -16,7 +16,7 @@ import Synchronization
 public final class PolicyHandle: Sendable {
   /// The policy's name.
   public let name: String
-  let cell: PolicyCell
+  @usableFromInline let cell: PolicyCell
   let store: PolicyStore
 
   init(name: String, cell: PolicyCell, store: PolicyStore) {
@@ -26,7 +26,7 @@ public final class PolicyHandle: Sendable {
   }
 
   /// The current policy of the name (the last one, when a reload removed it).
-  @inline(__always)
+  @inlinable
   public var policy: CompiledPolicy {
     cell.entry.policy
   }
@@ -41,7 +41,7 @@ public final class PolicyHandle: Sendable {
   /// Throws ``PolicyStoreError/unknownPolicy(_:suggestion:)`` before calling the operation
   /// when a reload removed the name.
   public func run<Success>(
-    in environment: RetryEnvironment = RetryEnvironment(),
+    in environment: RetryEnvironment = .standard,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     guard !cell.isRemoved else {
@@ -59,8 +59,9 @@ public final class PolicyHandle: Sendable {
 /// reference without retaining it first, so no entry it may be reading is ever freed. A
 /// name gets a new entry only when a reload changes its policy or its state, so the cell
 /// grows by one small object per change of that policy.
+@usableFromInline
 final class PolicyCell: Sendable {
-  private let current: Atomic<Unmanaged<StoreEntry>>
+  @usableFromInline let current: Atomic<Unmanaged<StoreEntry>>
   private let removed = Atomic<Bool>(false)
   /// Every entry published, which keeps them alive.
   private let published: Locked<[StoreEntry]>
@@ -72,7 +73,7 @@ final class PolicyCell: Sendable {
   }
 
   /// The entry last published.
-  @inline(__always)
+  @inlinable
   var entry: StoreEntry {
     current.load(ordering: .acquiring).takeUnretainedValue()
   }
