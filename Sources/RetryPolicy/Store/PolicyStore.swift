@@ -256,9 +256,8 @@ public final class PolicyStore: Sendable {
 }
 
 /// A policy of a store and the state its runs share, as one reload made them.
-@usableFromInline
 final class StoreEntry: Sendable {
-  @usableFromInline let policy: CompiledPolicy
+  let policy: CompiledPolicy
   /// The policy's shared state, from the store's registry.
   let state: PolicyState
   /// The runs of the name in flight; kept across reloads while the name stays.
