@@ -126,6 +126,14 @@ package final class ArgumentSpec: Sendable {
     self.expectedWord = expectedWord
   }
 
+  /// Whether its values have limits to check: names, hooks and words alone have none.
+  package var hasLimits: Bool {
+    switch shape {
+    case .none, .errorClasses, .hook: false
+    case .count, .duration, .durations, .percent, .growth, .factor, .jitter, .rate: true
+    }
+  }
+
   /// The argument in the clause's form: `D`, `over D`, `[min N]`.
   package var form: String {
     let text = [word, placeholder.isEmpty ? nil : placeholder].compactMap { $0 }

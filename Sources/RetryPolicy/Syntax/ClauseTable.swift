@@ -31,14 +31,20 @@ package enum Clause: Int, Sendable, Hashable, CaseIterable, Comparable {
   /// The clause's entry in the table.
   package var spec: ClauseSpec { ClauseTable.entries[rawValue] }
 
+  // The parser and the checker read these for every clause: each reads its member of the
+  // entry in place, where `spec` copies the whole entry.
+
+  /// The arguments of the clause's entry, in the order they are written.
+  package var arguments: [ArgumentSpec] { ClauseTable.entries[rawValue].arguments }
+
   /// The clause's keywords as written, such as `backoff` or `honoring retry-after`.
-  package var text: String { spec.text }
+  package var text: String { ClauseTable.entries[rawValue].text }
 
   /// The keyword that starts the clause.
-  package var keyword: Keyword { spec.keyword }
+  package var keyword: Keyword { ClauseTable.entries[rawValue].keyword }
 
   /// Whether the clause belongs to the whole policy rather than to one rule.
-  package var isPolicyWide: Bool { spec.scope == .policyWide }
+  package var isPolicyWide: Bool { ClauseTable.entries[rawValue].scope == .policyWide }
 
   /// Orders clauses canonically.
   package static func < (lhs: Clause, rhs: Clause) -> Bool { lhs.rawValue < rhs.rawValue }

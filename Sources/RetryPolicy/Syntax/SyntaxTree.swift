@@ -136,8 +136,11 @@ package struct ClauseSyntax: Sendable, Hashable {
   package var clause: Clause
   /// The value of the entry's first argument; most clauses have one argument, kept here.
   private var first: ArgumentSyntax?
+  /// The value of the entry's second argument: every clause but `breaker` and `limit` has at
+  /// most two (a backoff's growth, a hedge's delay, a throttle's window).
+  private var second: ArgumentSyntax?
   /// The values of the entry's other arguments, in order, without the omitted ones at the
-  /// end: a clause of one argument holds no array.
+  /// end: a clause of one or two arguments holds no array.
   private var rest: [ArgumentSyntax?] = []
   /// The range of the clause's keyword (`backoff`), where diagnostics about it point.
   package var keywordRange: SourceRange
@@ -162,26 +165,39 @@ package struct ClauseSyntax: Sendable, Hashable {
     }
   }
 
-  /// One value for each argument of the clause's entry (`clause.spec.arguments`), in the
-  /// entry's order; nil for an optional argument left out.
+  /// One value for each argument of the clause's entry (`clause.arguments`), in the entry's
+  /// order; nil for an optional argument left out.
   package var arguments: [ArgumentSyntax?] {
-    (0..<clause.spec.arguments.count).map(argument)
+    (0..<clause.arguments.count).map(argument)
   }
 
   /// The value of the argument at `index` of the clause's entry, if given.
   package func argument(_ index: Int) -> ArgumentSyntax? {
-    if index == 0 { return first }
-    return index - 1 < rest.count ? rest[index - 1] : nil
+    switch index {
+    case 0: first
+    case 1: second
+    default: index - 2 < rest.count ? rest[index - 2] : nil
+    }
+  }
+
+  /// Whether the argument at `index` of the clause's entry is given.
+  package func hasArgument(_ index: Int) -> Bool {
+    switch index {
+    case 0: first != nil
+    case 1: second != nil
+    default: index - 2 < rest.count && rest[index - 2] != nil
+    }
   }
 
   /// Sets the value of the argument at `index` of the clause's entry.
   package mutating func setArgument(_ value: ArgumentSyntax?, at index: Int) {
-    guard index > 0 else {
-      first = value
-      return
+    switch index {
+    case 0: first = value
+    case 1: second = value
+    default:
+      while rest.count < index - 1 { rest.append(nil) }
+      rest[index - 2] = value
     }
-    while rest.count < index { rest.append(nil) }
-    rest[index - 1] = value
   }
 
   /// The clause's keyword as written in the language, such as `backoff`.

@@ -18,7 +18,8 @@ extension PolicyChecker {
     switch clause.clause {
     case .on, .except:
       let list = clause.names(0)
-      names += list
+      // The line's first list is shared, not copied.
+      if names.isEmpty { names = list } else { names += list }
       checkClasses(
         names[(names.count - list.count)...], isExcept: clause.clause == .except, at: place)
     case .immediately:

@@ -144,7 +144,8 @@ struct PolicyChecker {
   mutating func check(_ line: LineSyntax) {
     beginLine(head: line.head)
     var names: [NameSyntax] = []
-    for clause in line.clauses { check(clause, names: &names) }
+    // Each clause is read in place, not copied out of the array.
+    for index in line.clauses.indices { check(line.clauses[index], names: &names) }
     endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
   }
 
