@@ -16,7 +16,7 @@ import Synchronization
 public final class PolicyHandle: Sendable {
   /// The policy's name.
   public let name: String
-  let cell: PolicyCell
+  @usableFromInline let cell: PolicyCell
   let store: PolicyStore
 
   init(name: String, cell: PolicyCell, store: PolicyStore) {
@@ -26,9 +26,9 @@ public final class PolicyHandle: Sendable {
   }
 
   /// The current policy of the name (the last one, when a reload removed it).
-  @inline(__always)
+  @inlinable
   public var policy: CompiledPolicy {
-    cell.entry.policy
+    cell.policy
   }
 
   /// Whether the last reload applied removed the name from the file.
@@ -41,7 +41,7 @@ public final class PolicyHandle: Sendable {
   /// Throws ``PolicyStoreError/unknownPolicy(_:suggestion:)`` before calling the operation
   /// when a reload removed the name.
   public func run<Success>(
-    in environment: RetryEnvironment = RetryEnvironment(),
+    in environment: RetryEnvironment = .standard,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     guard !cell.isRemoved else {
@@ -55,26 +55,59 @@ public final class PolicyHandle: Sendable {
 /// The current entry of one name of a store, published by each reload that changes it and
 /// read with one atomic load.
 ///
-/// Every entry ever published stays alive as long as the cell: a reader loads the
-/// reference without retaining it first, so no entry it may be reading is ever freed. A
-/// name gets a new entry only when a reload changes its policy or its state, so the cell
-/// grows by one small object per change of that policy.
-final class PolicyCell: Sendable {
-  private let current: Atomic<Unmanaged<StoreEntry>>
+/// Every version ever published stays allocated as long as the cell: a reader loads the
+/// pointer and copies the policy out without retaining anything first, so no version it may
+/// be reading is ever freed. A name gets a new version only when a reload changes its policy
+/// or its state, so the cell grows by one small allocation per change of that policy.
+@usableFromInline
+final class PolicyCell: @unchecked Sendable {
+  // Sound: `current` is atomic; a version's memory is written once, before it is published
+  // with a releasing store, and freed only in `deinit`, when no reader holds the cell;
+  // `published` is read and written only while its lock is held.
+  @usableFromInline let current: Atomic<UnsafeMutablePointer<Version>>
   private let removed = Atomic<Bool>(false)
-  /// Every entry published, which keeps them alive.
-  private let published: Locked<[StoreEntry]>
+  /// The address of every version published, freed with the cell.
+  private let published: Locked<[Int]>
+
+  /// A policy and its entry, as one reload published them.
+  @usableFromInline
+  struct Version {
+    @usableFromInline let policy: CompiledPolicy
+    let entry: StoreEntry
+  }
 
   /// A cell whose current entry is `first`.
   init(_ first: StoreEntry) {
-    published = Locked([first])
-    current = Atomic(Unmanaged.passUnretained(first))
+    let version = Self.allocate(first)
+    published = Locked([Int(bitPattern: version)])
+    current = Atomic(version)
+  }
+
+  deinit {
+    published.withLock { versions in
+      for address in versions {
+        guard let version = UnsafeMutablePointer<Version>(bitPattern: address) else { continue }
+        version.deinitialize(count: 1)
+        version.deallocate()
+      }
+    }
+  }
+
+  private static func allocate(_ entry: StoreEntry) -> UnsafeMutablePointer<Version> {
+    let version = UnsafeMutablePointer<Version>.allocate(capacity: 1)
+    version.initialize(to: Version(policy: entry.policy, entry: entry))
+    return version
+  }
+
+  /// The policy last published.
+  @inlinable
+  var policy: CompiledPolicy {
+    current.load(ordering: .acquiring).pointee.policy
   }
 
   /// The entry last published.
-  @inline(__always)
   var entry: StoreEntry {
-    current.load(ordering: .acquiring).takeUnretainedValue()
+    current.load(ordering: .acquiring).pointee.entry
   }
 
   /// Whether the name was removed by the last reload.
@@ -84,8 +117,9 @@ final class PolicyCell: Sendable {
 
   /// Makes `entry` the current one.
   func publish(_ entry: StoreEntry) {
-    published.withLock { $0.append(entry) }
-    current.store(Unmanaged.passUnretained(entry), ordering: .releasing)
+    let version = Self.allocate(entry)
+    published.withLock { $0.append(Int(bitPattern: version)) }
+    current.store(version, ordering: .releasing)
     removed.store(false, ordering: .releasing)
   }
 

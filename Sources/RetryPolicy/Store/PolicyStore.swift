@@ -49,6 +49,8 @@ public final class PolicyStore: Sendable {
   public let registry: RetryStateRegistry
 
   private let state: Locked<Snapshot>
+  /// The environment of runs given none: the store's registry and metrics, made once.
+  private let defaultEnvironment: RetryEnvironment
 
   /// Reads and checks the policy file at `path`.
   ///
@@ -66,6 +68,7 @@ public final class PolicyStore: Sendable {
         diagnostics: analysis.diagnostics, sourceName: Self.displayName(of: path))
     }
     registry = RetryStateRegistry()
+    defaultEnvironment = RetryEnvironment(metrics: metrics, registry: registry)
     let states = registry.apply(policies)
     state = Locked(
       Snapshot(policies: policies, states: states, version: read.version, previous: nil))
@@ -149,7 +152,7 @@ public final class PolicyStore: Sendable {
   /// ``CompiledPolicy/run(in:_:)`` throws.
   public func run<Success>(
     _ name: String,
-    in environment: RetryEnvironment = RetryEnvironment(),
+    in environment: RetryEnvironment = .standard,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     let entry = state.withLock { $0.entry(named: name) }
@@ -168,6 +171,10 @@ public final class PolicyStore: Sendable {
     // Counted so that a reload that removes the name can say that runs of it are in flight.
     entry.runs.enter()
     defer { entry.runs.leave() }
+    // The default environment: the store's own, made once (no copy per run).
+    if environment.storage === RetryEnvironment.standard.storage {
+      return try await entry.policy.run(in: defaultEnvironment, operation)
+    }
     let bindsRegistry =
       entry.policy.hasSharedState && environment.registry === RetryStateRegistry.processWide
     let bindsMetrics = metrics != nil && environment.metrics == nil

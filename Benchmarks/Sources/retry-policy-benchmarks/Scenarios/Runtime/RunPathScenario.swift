@@ -29,6 +29,11 @@ enum RunPathScenario {
           blackHole(try await fetchValue(index))
         }
       },
+      Variant("policy.run { } (no environment)") { iterations in
+        for index in 0..<iterations {
+          blackHole(try await policy.run { try await fetchValue(index) })
+        }
+      },
       Variant("policy.run(in: environment)") { iterations in
         for index in 0..<iterations {
           blackHole(try await policy.run(in: environment) { try await fetchValue(index) })
@@ -42,8 +47,8 @@ enum RunPathScenario {
       },
     ]
     let measurements = await benchmark.compare(name, variants)
-    guard measurements.count == 3, let direct = measurements[0], let run = measurements[1],
-      let closed = measurements[2]
+    guard measurements.count == 4, let direct = measurements[0], let run = measurements[2],
+      let closed = measurements[3]
     else {
       benchmark.addFinding(environmentTarget, measured: "not measured", verdict: .notMeasured)
       return
