@@ -46,8 +46,9 @@ public enum RetryEvent: Sendable {
   case circuitHalfOpened(attempt: Int)
   /// Attempt `attempt`, the probe, succeeded: the circuit is closed and its window cleared.
   case circuitClosed(attempt: Int)
-  /// Attempt `attempt` was not made: the policy's `throttle` (`reason` ``RetryStopReason/throttled``)
-  /// or `limit` (``RetryStopReason/limitExceeded``) refused it.
+  /// Attempt `attempt` was not made: the policy's `throttle` (`reason`
+  /// ``RetryStopReason/throttled``), `rate` (``RetryStopReason/rateLimited``) or `limit`
+  /// (``RetryStopReason/limitExceeded``) refused it.
   case attemptShed(attempt: Int, reason: RetryStopReason)
   /// When attempt `attempt` ended, the policy's adaptive limit changed to `limit`.
   case limitChanged(attempt: Int, limit: Int)
@@ -132,6 +133,9 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   case throttled
   /// The policy's concurrency limit (`limit`) refused the next attempt.
   case limitExceeded
+  /// The policy's rate limit (`rate`) refused the next attempt: its token would come past
+  /// `within`.
+  case rateLimited
 
   /// A short phrase such as `retries exhausted`.
   public var description: String {
@@ -147,6 +151,7 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case .circuitOpen: "circuit open"
     case .throttled: "throttled"
     case .limitExceeded: "limit exceeded"
+    case .rateLimited: "rate limited"
     }
   }
 }
@@ -170,26 +175,29 @@ public struct RetrySummary: Sendable, Hashable {
   public var elapsed: Duration
   /// Whether the run succeeded, or why it stopped.
   public var outcome: RetryOutcome
-  /// For an HTTP request run by `RetryPolicyHTTP`, the status of the last response; nil when
-  /// the last attempt got no response, and for runs of other operations.
-  public var statusCode: Int?
-  /// For an HTTP request run by `RetryPolicyHTTP`, its method, such as `GET`; nil otherwise.
-  public var method: String?
   /// For an HTTP request run by `RetryPolicyHTTP`, the times it was sent again after its
   /// first attempt (OpenTelemetry's `http.request.resend_count`); nil otherwise.
   public var resendCount: Int?
 
+  /// What other products of this package add to a summary (`RetryPolicyHTTP`: the status
+  /// and the method), by key: the core's type stays free of their concepts.
+  package var details: [String: RetrySummaryDetail] = [:]
+
   /// Creates a summary.
   public init(
     attempts: Int, totalDelay: Duration, elapsed: Duration, outcome: RetryOutcome,
-    statusCode: Int? = nil, method: String? = nil, resendCount: Int? = nil
+    resendCount: Int? = nil
   ) {
     self.attempts = attempts
     self.totalDelay = totalDelay
     self.elapsed = elapsed
     self.outcome = outcome
-    self.statusCode = statusCode
-    self.method = method
     self.resendCount = resendCount
   }
+}
+
+/// A value another product of the package adds to a ``RetrySummary``.
+package enum RetrySummaryDetail: Sendable, Hashable {
+  case integer(Int)
+  case text(String)
 }

@@ -22,31 +22,32 @@ package struct RetryRun: Sendable {
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
-  private var circuit: RunCircuit?
-  /// The throttle and limit each attempt asks after the breaker, when the policy has them.
-  private var shedding: RunShedding?
+  var circuit: RunCircuit?
+  /// The throttle, rate and limit each attempt asks after the breaker, when the policy has
+  /// them.
+  var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
-  private var stopwatch: (any RunStopwatch)?
+  var stopwatch: (any RunStopwatch)?
   /// When the current episode of a sequence started, as the time since the run started:
   /// `within` counts from it, the summary's `elapsed` from the run's start.
   private var episodeStart: Duration = .zeroInline
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
-  private var pendingError: (any Error)?
+  private(set) var pendingError: (any Error)?
   /// Whether the next attempt is the first of its run, which deposits into the budget
   /// instead of withdrawing.
   private var isFirstOfEpisode: Bool
   /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
-  package private(set) var totalDelay: Duration = .zeroInline
+  package internal(set) var totalDelay: Duration = .zeroInline
   /// Why this run may make no retry, when it may not (`notIdempotent`: a request
   /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
   /// this reason, after the breaker and the budget counted it as any failure.
   package var retryRefusal: RetryStopReason?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
-  private var recorder: RunRecorder?
+  var recorder: RunRecorder?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -65,21 +66,14 @@ package struct RetryRun: Sendable {
     // (Not `||`: its autoclosure would consume the borrowed environment.)
     let isObserved = environment.isObserved
     let isTimed = isObserved ? true : policy.deadline != nil
-    self.init(
-      policy: policy, random: environment.random, budget: environment.budget(for: policy),
-      breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
+    self.init(policy: policy, sharing: environment, attempts: attempts, permit: permit)
     if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    if policy.rate != nil { bindRate(to: clock) }
     // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
     // a hedged policy says so rather than dropping `hedge` silently.
     if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
-  }
-
-  /// Reports that `run` or `retrying` does not apply the policy's `hedge`.
-  @usableFromInline
-  static func reportNotHedging(_ hedge: HedgePolicy, in environment: borrowing RetryEnvironment) {
-    environment.report(.hedgeNotApplied(hedge))
   }
 
   /// Starts a run that never reads a clock: a driver on its own virtual time (the storm
@@ -99,21 +93,14 @@ package struct RetryRun: Sendable {
       self.circuit = RunCircuit(breaker: breaker, policy: clause, permit: permit)
     }
     // The storm simulator keeps each client's shedding state itself (`asksShedding` false).
-    self.shedding = asksShedding ? RunShedding(policy: policy) : nil
+    self.shedding =
+      asksShedding
+      ? RunShedding(
+        policy: policy,
+        state: RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()))
+      : nil
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
-  }
-
-  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
-  @usableFromInline
-  package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
-  }
-
-  /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
-  @usableFromInline
-  mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
-    stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
 
   /// The attempts started so far.
@@ -132,13 +119,26 @@ package struct RetryRun: Sendable {
   /// Every method takes the run's environment, the one it started with, which the run borrows
   /// instead of keeping a copy. `elapsed`, when given, is the time since the run started on
   /// the caller's virtual time, instead of the run's stopwatch.
+  ///
+  /// It returns nil once the attempt started, else what it waits for first (a token of
+  /// `rate`, a slot in line): the driver then calls ``admit(after:in:on:)``.
   @usableFromInline
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
-  ) throws {
+  ) throws -> AdmissionWait? {
+    try admit(from: 0, in: environment, elapsed: given)
+  }
+
+  /// Asks the stages from index `first` of ``RunStage/beforeAttempt``, then starts the attempt.
+  mutating func admit(
+    from first: Int, in environment: borrowing RetryEnvironment, elapsed given: Duration?
+  ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
     // ends the run, and a stage that spends comes after every stage that may refuse.
-    for stage in RunStage.beforeAttempt {
+    var index = first
+    while index < RunStage.beforeAttempt.count {
+      let stage = RunStage.beforeAttempt[index]
+      index += 1
       switch stage {
       case .deadline:
         if let error = pendingError, let deadline = machine.deadline,
@@ -157,15 +157,14 @@ package struct RetryRun: Sendable {
         if shedding != nil,
           let refusal = shedding?.admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
         {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .throttled))
-          throw stop(.throttled, pendingError ?? refusal, in: environment, elapsed: given)
+          throw refuse(.throttled, refusal, in: environment, elapsed: given)
         }
-      case .limit:
-        if shedding != nil, let refusal = shedding?.admitLimit() {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .limitExceeded))
-          throw stop(.limitExceeded, pendingError ?? refusal, in: environment, elapsed: given)
+      case .rate, .limit:
+        // Each may make the attempt wait (``admit(after:in:on:)``) or refuse it.
+        if shedding != nil,
+          let wait = try admitShedding(stage, next: index, in: environment, elapsed: given)
+        {
+          return wait
         }
       case .budget:
         if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
@@ -187,17 +186,7 @@ package struct RetryRun: Sendable {
     let attempt = machine.attempts
     let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
     environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
-  }
-
-  /// Gives back the limit's slot of the attempt that ended and counts a throttle's accept;
-  /// reports an adaptive limit's change.
-  private mutating func releaseShedding(
-    isMeasured: Bool, isAccept: Bool, in environment: borrowing RetryEnvironment
-  ) {
-    if isAccept { shedding?.recordAccept() }
-    if let limit = shedding?.release(isMeasured: isMeasured) {
-      environment.report(.limitChanged(attempt: machine.attempts, limit: limit))
-    }
+    return nil
   }
 
   /// Reports that the last attempt succeeded and the run is over.
@@ -391,7 +380,7 @@ package struct RetryRun: Sendable {
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private mutating func stop(
+  mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) -> any Error {
@@ -429,7 +418,7 @@ package struct RetryRun: Sendable {
 
   /// The time since the current episode started (the run's start for `run`), which `within`
   /// counts from.
-  private func episodeElapsed() -> Duration {
+  func episodeElapsed() -> Duration {
     guard let stopwatch else { return .zeroInline }
     return stopwatch.elapsed().subtractingClamped(episodeStart)
   }

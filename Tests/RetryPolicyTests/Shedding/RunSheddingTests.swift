@@ -63,4 +63,75 @@ struct RunSheddingTests {
     }
     #expect(refused > 100)
   }
+
+  @Test("a first attempt that fails gives its slot back before its retry takes one")
+  func failedFirstAttemptReleasesSlot() async throws {
+    let policy = try compile(policyFile: "policy limitRetry = retry 1 on Boom limit 1")
+      .policies[0]
+    var calls = 0
+    let value = try await policy.run(in: RetryEnvironment(clock: ManualClock())) {
+      calls += 1
+      if calls == 1 { throw Boom() }
+      return calls
+    }
+    // Had the first attempt kept its slot, the retry would have been refused with Boom.
+    #expect(value == 2)
+    #expect(ConcurrencyLimiter.standard(for: policy).inFlight == 0)
+  }
+
+  @Test("'limit N' without 'queue' admits N attempts at once, refuses the next, frees on return")
+  func countedLimitAdmitsUpToN() async throws {
+    let policy = try compile(policyFile: "policy limitThree = retry 0 limit 3").policies[0]
+    let clock = ManualClock()
+    let environment = RetryEnvironment(clock: clock)
+    var holders: [Task<Int, any Error>] = []
+    for index in 0..<3 {
+      holders.append(
+        Task {
+          try await policy.run(in: environment) {
+            try await clock.sleep(for: .seconds(1))
+            return index
+          }
+        })
+    }
+    await clock.waitForSleepers(count: 3)
+    let limiter = ConcurrencyLimiter.standard(for: policy)
+    #expect(limiter.inFlight == 3)
+    #expect(limiter.limit == 3)
+    // Both forms of `run` refuse the fourth, without calling the operation.
+    await #expect(throws: LimitExceededError(limit: 3)) {
+      try await policy.run(in: environment) { () async throws -> Int in
+        Issue.record("the operation was called")
+        return 0
+      }
+    }
+    await #expect(throws: LimitExceededError(limit: 3)) {
+      try await policy.run { () async throws -> Int in
+        Issue.record("the operation was called")
+        return 0
+      }
+    }
+    clock.advance(by: .seconds(1))
+    for holder in holders { _ = try await holder.value }
+    #expect(limiter.inFlight == 0)
+    #expect(try await policy.run(in: environment) { 4 } == 4)
+  }
+
+  @Test("equal policy values share one limiter, past the few kept without a lock too")
+  func equalValuesShareLimiter() throws {
+    // More values than the lock-free slots hold: the later ones come from the table.
+    let count = 8
+    var first: [ConcurrencyLimiter] = []
+    for index in 0..<count {
+      let policy = try compile(policy: "retry \(index) on sharedLimitBoom limit 7")
+      first.append(ConcurrencyLimiter.standard(for: policy))
+    }
+    for index in 0..<count {
+      // The same text compiled again: an equal value, not a copy.
+      let again = try compile(policy: "retry \(index) on sharedLimitBoom limit 7")
+      #expect(ConcurrencyLimiter.standard(for: again) === first[index])
+      #expect(ConcurrencyLimiter.standard(for: again) === first[index])
+    }
+    #expect(Set(first.map(ObjectIdentifier.init)).count == count)
+  }
 }
