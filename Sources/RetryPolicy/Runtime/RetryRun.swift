@@ -315,8 +315,8 @@ package struct RetryRun: Sendable {
   /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
   /// is cancelled by the end of the wait.
   ///
-  /// Inlined into the driver, so that it is specialized for the run's clock: unspecialized,
-  /// every instant of the clock's unknown type costs a task allocation and a metadata lookup.
+  /// Inlined into the driver, specialized for the run's clock (unspecialized, each instant
+  /// of an unknown clock type costs a task allocation and a metadata lookup).
   @inlinable
   nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
@@ -329,26 +329,20 @@ package struct RetryRun: Sendable {
       } catch {
         let remaining = clock.now.duration(to: deadline)
         addWaited(wait.delay, remaining: remaining)
-        throw stopCancelled(after: error, in: environment)
+        throw stop(.cancelled, error, in: environment)
       }
     } else if wait.hook == nil {
       await Task.yield()
     }
     if let hook = wait.hook { try await run(hook, after: error, in: environment) }
-    if Task.isCancelled { throw stopCancelled(after: error, in: environment) }
+    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
   }
 
   /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
   @usableFromInline
   mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
-    let part: Duration
-    if !remaining.isPositive {
-      part = delay
-    } else {
-      let waited = delay.subtractingClamped(remaining)
-      part = waited.isPositive ? waited : .zeroInline
-    }
-    totalDelay = totalDelay.addingClamped(part)
+    let waited = remaining.isPositive ? delay.subtractingClamped(remaining) : delay
+    totalDelay = totalDelay.addingClamped(waited.isPositive ? waited : .zeroInline)
   }
 
   /// Runs a retry's hook; a failure of the hook ends the run.
@@ -364,14 +358,6 @@ package struct RetryRun: Sendable {
     }
   }
 
-  /// Ends the run as cancelled during its wait, after `error`; returns what to throw.
-  @usableFromInline
-  mutating func stopCancelled(
-    after error: any Error, in environment: borrowing RetryEnvironment
-  ) -> any Error {
-    stop(.cancelled, error, in: environment)
-  }
-
   /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
   /// cancelled; returns the `CancellationError` to throw.
   package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
@@ -380,6 +366,7 @@ package struct RetryRun: Sendable {
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
+  @usableFromInline
   mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil

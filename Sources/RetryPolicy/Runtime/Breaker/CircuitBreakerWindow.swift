@@ -11,27 +11,26 @@ import Synchronization
 /// nothing ever sweeps the window; reading it adds the counters whose number is one of the
 /// last ten. A bucket number repeats its low 32 bits only after 2^32 buckets (13 years of
 /// 100 ms buckets).
-struct CircuitBreakerWindow: Sendable {
+struct CircuitBreakerWindow: ~Copyable, @unchecked Sendable {
+  // Sound: `counters` points to `counterCount` atomics, initialized in `init`, freed in
+  // `deinit`, and only ever read and written through their atomic operations.
+
   /// The buckets of a window.
   static var bucketCount: Int { 10 }
   /// The stripes of counters: a power of two.
   static var stripeCount: Int { 8 }
-  /// The counters of one stripe: the successes at 0 ..< 10, the failures at 10 ..< 20.
   // Computed constants, not stored ones: each folds into the code (a stored one is read,
   // and `% bucketCount` then divides).
-  private static var stripeStride: Int { 20 }
+  /// The counters of one stripe: the successes at 0 ..< 10, the failures at 10 ..< 20, then
+  /// padding, so that a stripe is three cache lines of its own.
+  private static var stripeStride: Int { 24 }
   private static var failureOffset: Int { 10 }
   private static var countMask: UInt64 { 0xFFFF_FFFF }
+  private static var counterCount: Int { stripeCount * stripeStride }
 
-  /// One counter: an atomic in an object of its own, padded to a cache line, so that
-  /// counters of different stripes never share one (no unsafe pointers are needed to keep an
-  /// array of atomics).
-  private final class Counter: Sendable {
-    let value = Atomic<UInt64>(0)
-    private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
-      0, 0, 0, 0, 0, 0, 0
-    )
-  }
+  /// The counters, one block aligned to a cache line: reaching one is pointer arithmetic,
+  /// with no reference to retain and release around its atomic operation.
+  private let counters: UnsafeMutablePointer<Atomic<UInt64>>
 
   /// What one attempt came to.
   enum Outcome {
@@ -39,11 +38,17 @@ struct CircuitBreakerWindow: Sendable {
     case failure
   }
 
-  private let counters: [Counter]
-
   /// An empty window.
   init() {
-    counters = (0..<(Self.stripeCount * Self.stripeStride)).map { _ in Counter() }
+    let raw = UnsafeMutableRawPointer.allocate(
+      byteCount: Self.counterCount * MemoryLayout<Atomic<UInt64>>.stride, alignment: 64)
+    counters = raw.bindMemory(to: Atomic<UInt64>.self, capacity: Self.counterCount)
+    for index in 0..<Self.counterCount { (counters + index).initialize(to: Atomic(0)) }
+  }
+
+  deinit {
+    counters.deinitialize(count: Self.counterCount)
+    UnsafeMutableRawPointer(counters).deallocate()
   }
 
   /// Counts one attempt's outcome in bucket `bucket` (the time over the bucket's width).
@@ -52,9 +57,9 @@ struct CircuitBreakerWindow: Sendable {
     let stripe = circuitBreakerStripe(of: Self.stripeCount)
     let slot = Int(bucket % Int64(Self.bucketCount))
     let offset = outcome == .success ? slot : Self.failureOffset + slot
-    let counter = counters[stripe * Self.stripeStride + offset]
+    let counter = counters + (stripe * Self.stripeStride + offset)
     let tag = UInt64(truncatingIfNeeded: UInt32(truncatingIfNeeded: bucket)) << 32
-    var current = counter.value.load(ordering: .relaxed)
+    var current = counter.pointee.load(ordering: .relaxed)
     while true {
       let next: UInt64
       if current & ~Self.countMask == tag {
@@ -63,7 +68,7 @@ struct CircuitBreakerWindow: Sendable {
       } else {
         next = tag | 1
       }
-      let (exchanged, original) = counter.value.compareExchange(
+      let (exchanged, original) = counter.pointee.compareExchange(
         expected: current, desired: next, ordering: .relaxed)
       if exchanged { return }
       current = original
@@ -81,8 +86,8 @@ struct CircuitBreakerWindow: Sendable {
       while number <= bucket {
         let slot = Int(number % Int64(Self.bucketCount))
         let tag = UInt64(truncatingIfNeeded: UInt32(truncatingIfNeeded: number)) << 32
-        let successes = counters[base + slot].value.load(ordering: .relaxed)
-        let failed = counters[base + Self.failureOffset + slot].value.load(ordering: .relaxed)
+        let successes = counters[base + slot].load(ordering: .relaxed)
+        let failed = counters[base + Self.failureOffset + slot].load(ordering: .relaxed)
         if successes & ~Self.countMask == tag { attempts += Int(successes & Self.countMask) }
         if failed & ~Self.countMask == tag {
           let count = Int(failed & Self.countMask)
@@ -97,8 +102,8 @@ struct CircuitBreakerWindow: Sendable {
 
   /// Forgets every count.
   func clear() {
-    for counter in counters {
-      counter.value.store(0, ordering: .relaxed)
+    for index in 0..<Self.counterCount {
+      counters[index].store(0, ordering: .relaxed)
     }
   }
 }
