@@ -88,6 +88,12 @@ public final class RetryMetrics: @unchecked Sendable {
     return insert(name, into: entry)
   }
 
+  /// The counters of the policy named `name` (nil: `anonymous`), as a run writes them.
+  @usableFromInline
+  package func counters(named name: String?) -> PolicyCounters {
+    policy(named: name).counters
+  }
+
   /// The counters of `policy`'s name.
   @usableFromInline
   package func policy(_ policy: borrowing CompiledPolicy) -> PolicyMetrics {
