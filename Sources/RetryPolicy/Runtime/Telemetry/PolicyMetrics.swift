@@ -26,12 +26,30 @@ package final class PolicyMetrics: @unchecked Sendable {
 
   /// The policy's name as the `policy` label gives it: `anonymous` for a policy without one.
   package let name: String
-  /// `{policy="NAME"`, the name escaped: the start of every sample's labels.
-  let labelPrefix: [UInt8]
+  /// `{policy="NAME"`, the name escaped: the start of every sample's labels (freed with the
+  /// object).
+  let labelBytes: UnsafeBufferPointer<UInt8>
   private let cells: UnsafeMutablePointer<Atomic<UInt64>>
   /// The cells as the hot path writes them: a plain pointer, which a run copies without
   /// touching a reference count.
   package let counters: PolicyCounters
+  /// The name's bytes and ``counters``, where ``RetryMetrics``' cache of recent names reads
+  /// them without a reference count.
+  let cacheKey: UnsafeMutablePointer<CacheKey>
+
+  /// A name's UTF-8 bytes and its counters.
+  struct CacheKey {
+    let name: UnsafeMutableBufferPointer<UInt8>
+    let counters: PolicyCounters
+
+    /// Whether `bytes` are the name's.
+    @inline(__always)
+    func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard bytes.count == name.count else { return false }
+      guard let mine = name.baseAddress, let theirs = bytes.baseAddress else { return true }
+      return memcmp(mine, theirs, bytes.count) == 0
+    }
+  }
   /// The breaker of the policy's latest run, for the state gauge; nil until a run of the
   /// policy had one.
   private var breaker: CircuitBreaker?
@@ -65,7 +83,9 @@ package final class PolicyMetrics: @unchecked Sendable {
     var prefix = Array("{policy=\"".utf8)
     OpenMetricsWriter.appendEscaped(name, to: &prefix)
     prefix.append(UInt8(ascii: "\""))
-    self.labelPrefix = prefix
+    let label = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: prefix.count)
+    _ = label.initialize(from: prefix)
+    self.labelBytes = UnsafeBufferPointer(label)
     let count = Self.stripeCount * Offset.stride
     let raw = UnsafeMutableRawPointer.allocate(
       byteCount: count * MemoryLayout<Atomic<UInt64>>.stride, alignment: 64)
@@ -73,9 +93,17 @@ package final class PolicyMetrics: @unchecked Sendable {
     for index in 0..<count { (cells + index).initialize(to: Atomic(0)) }
     self.cells = cells
     self.counters = PolicyCounters(cells: cells)
+    let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: name.utf8.count)
+    _ = bytes.initialize(from: name.utf8)
+    cacheKey = UnsafeMutablePointer<CacheKey>.allocate(capacity: 1)
+    cacheKey.initialize(to: CacheKey(name: bytes, counters: counters))
   }
 
   deinit {
+    labelBytes.deallocate()
+    cacheKey.pointee.name.deallocate()
+    cacheKey.deinitialize(count: 1)
+    cacheKey.deallocate()
     let count = Self.stripeCount * Offset.stride
     cells.deinitialize(count: count)
     UnsafeMutableRawPointer(cells).deallocate()

@@ -77,9 +77,12 @@ struct PolicyTotals {
   let metrics: PolicyMetrics
   let values: [UInt64]
   let breakerState: CircuitBreaker.State?
+  /// `{policy="NAME"`, the name escaped (``PolicyMetrics/labelBytes``).
+  let labelBytes: UnsafeBufferPointer<UInt8>
 
   init(_ metrics: PolicyMetrics) {
     self.metrics = metrics
+    self.labelBytes = metrics.labelBytes
     self.values = metrics.totals()
     self.breakerState = metrics.currentBreaker?.state
   }
