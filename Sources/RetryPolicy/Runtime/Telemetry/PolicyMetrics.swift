@@ -73,8 +73,14 @@ package final class PolicyMetrics: @unchecked Sendable {
     static let runSum = runFailures + DurationBuckets.bucketCount
     /// One per stop reason, in the order of ``RetryStopReason/metricsIndex``.
     static let runReasons = runSum + 1
+    /// Runs whose first attempt succeeded, the attempt and the run at once, by bucket: read
+    /// as both a successful attempt and a successful run (two additions on the hot path
+    /// instead of four); ``PolicyMetrics/totals()`` folds them in.
+    static let firstSuccesses = runReasons + RetryStopReason.metricsCases.count
+    /// Their durations in nanoseconds, added up (wrapping).
+    static let firstSum = firstSuccesses + DurationBuckets.bucketCount
     /// The cells of a stripe: its counters, rounded up to whole cache lines (8 cells).
-    static let stride = (runReasons + RetryStopReason.metricsCases.count + 7) / 8 * 8
+    static let stride = (firstSum + 1 + 7) / 8 * 8
   }
 
   /// The counters of `name` (the `policy` label's value).
@@ -206,10 +212,8 @@ package struct PolicyCounters: @unchecked Sendable {
   package func firstAttemptSucceeded(afterNanoseconds nanoseconds: UInt64) {
     let stripe = stripe
     let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
-    cells[stripe &+ Offset.attemptSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
-    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
-    cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
-    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+    cells[stripe &+ Offset.firstSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    cells[stripe &+ Offset.firstSum].wrappingAdd(nanoseconds, ordering: .relaxed)
   }
 
   /// A run's first attempt succeeded after `duration`.
