@@ -24,8 +24,9 @@ import Synchronization
 /// - `retry_policy_attempt_duration_seconds{policy}` and
 ///   `retry_policy_run_duration_seconds{policy}`: histograms of the durations of attempts
 ///   that were made, and of runs from the start of their first attempt to their end (waits
-///   included), on the run's clock; the buckets end at 0.001, 0.0025, 0.005, 0.01, 0.025,
-///   0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30 and 60 seconds, then +Inf;
+///   included), on the run's clock (for the continuous clock, its coarse reading: see
+///   <doc:Telemetry>); the buckets end at 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+///   0.25, 0.5, 1, 2.5, 5, 10, 30 and 60 seconds, then +Inf;
 /// - `retry_policy_in_flight_attempts{policy}`: attempts started and not yet ended;
 /// - `retry_policy_breaker_state{policy, state}`, for a policy whose runs used a circuit
 ///   breaker: 1 for the breaker's current state (`closed`, `open` or `half_open`), 0 for the
