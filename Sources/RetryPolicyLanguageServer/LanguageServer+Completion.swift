@@ -89,6 +89,8 @@ extension LanguageServer {
       switch reading.expected {
       // A percentage: no unit.
       case .percent?, .jitter?: return .words([digits + "%"], .value)
+      // A rate: per second or per minute.
+      case .rate?: return .words([digits + "/s", digits + "/m"], .value)
       // A count or a factor: no unit.
       case .count?, .none?, .errorClasses?, .hook?, .factor?: return .words([], .value)
       case .duration?, .durations?, .growth?, nil: return .unit(String(digits))
@@ -113,7 +115,7 @@ extension LanguageServer {
     case .errorClasses?: return .errorClasses
     case .hook?: return .hooks
     case .jitter?: return .words(LanguageWords.jitterKinds, .value)
-    case .count?, .duration?, .durations?, .percent?, .none?, .growth?, .factor?:
+    case .count?, .duration?, .durations?, .percent?, .none?, .growth?, .factor?, .rate?:
       return .words([], .value)
     case nil: break
     }
@@ -171,7 +173,7 @@ extension LanguageServer {
             case .names(let list)? where !hooks: names.formUnion(list.map(\.text))
             case .name(let name)? where hooks: names.insert(name.text)
             case .names?, .name?, .word?, .count?, .duration?, .durations?, .percent?,
-              .factor?, .increment?, .jitter?, nil:
+              .factor?, .increment?, .jitter?, .rate?, nil:
               break
             }
           }

@@ -192,7 +192,7 @@ private final class EventLog: Sendable {
         finalElapsed = summary.elapsed
         if let last = attempts.indices.last, error == nil { attempts[last].end = time }
       case .attemptRefused, .attemptShed, .limitChanged, .circuitOpened, .circuitHalfOpened,
-        .circuitClosed:
+        .circuitClosed, .hedgeNotApplied:
         continue
       @unknown default:
         continue

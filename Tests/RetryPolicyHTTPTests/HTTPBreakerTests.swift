@@ -23,7 +23,7 @@ struct HTTPBreakerTests {
     policy.breaker = CircuitBreakerPolicy(failurePercent: 50, minimumAttempts: 2)
     let clock = ManualClock()
     let hosts = CircuitBreakerGroup(clock: clock)
-    let environment = RetryEnvironment(clock: clock, breakerGroup: hosts)
+    let environment = RetryEnvironment(clock: clock).breakers(perHost: hosts)
     let session = makeSession()
     for _ in 0..<2 {
       let (_, response) = try await session.data(
@@ -52,8 +52,8 @@ struct HTTPBreakerTests {
     let clock = ManualClock()
     let hosts = CircuitBreakerGroup(clock: clock)
     let recorder = RetryEventRecorder()
-    let environment = RetryEnvironment(
-      clock: clock, observer: recorder.observer, breakerGroup: hosts)
+    let environment = RetryEnvironment(clock: clock, observer: recorder.observer)
+      .breakers(perHost: hosts)
     let session = makeSession()
     var request = URLRequest(url: server.url())
     request.httpMethod = "POST"

@@ -43,6 +43,7 @@ extension CompiledPolicy: CustomStringConvertible {
     case .limit: limit.map(Self.limitText)
     case .throttle:
       throttle.map { Keyword.x.text + Self.numberText($0.factor) + " over " + $0.window.policyText }
+    case .rate: rate.map { "\($0.policyText) burst \($0.burst)" }
     // Rule clauses belong to the rules (`RetryRule.write`).
     case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
       .honoringRetryAfter:
@@ -148,7 +149,7 @@ extension RetryRule: CustomStringConvertible {
     case .after: hook
     case .honoringRetryAfter: honorsRetryAfter ? "" : nil
     // Policy-wide clauses belong to the policy (`CompiledPolicy.text`).
-    case .within, .timeout, .budget, .hedge, .breaker, .limit, .throttle: nil
+    case .within, .timeout, .budget, .hedge, .breaker, .limit, .throttle, .rate: nil
     }
   }
 

@@ -79,6 +79,16 @@ public struct RatePolicy: Sendable, Hashable {
     self.burst = burst ?? Swift.max(count, 1)
   }
 
+  /// The rate as policy text: `50/s`, `30/m`; a period of another length (set through the
+  /// library) is written after the slash, `5/10s`, which the language does not take.
+  package var policyText: String {
+    switch period {
+    case .seconds(1): "\(count)/s"
+    case .seconds(60): "\(count)/m"
+    default: "\(count)/\(period.policyText)"
+    }
+  }
+
   /// The attempts allowed per second, such as 0.5 for `rate 30/m`.
   public var perSecond: Double {
     let seconds =

@@ -209,6 +209,30 @@ extension DiagnosticMessage {
     )
   }
 
+  /// `expected-count`: `rate` without a whole number per second or per minute.
+  package static func expectedRate(after word: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .expectedCount, .error,
+      "expected a whole number of attempts per second or per minute after '\(word)', such as '50/s' or '30/m'"
+    )
+  }
+
+  /// `missing-unit`: a rate's count without its period.
+  package static func missingRatePeriod(_ number: String) -> DiagnosticMessage {
+    let shown = excerpt(number)
+    return DiagnosticMessage(
+      .missingUnit, .error,
+      "expected '/s' or '/m' after '\(shown)'; write '\(shown)/s' (per second) or '\(shown)/m' (per minute)"
+    )
+  }
+
+  /// `unknown-unit`: a rate's period that is neither `s` nor `m`.
+  package static func unknownRatePeriod(_ text: String) -> DiagnosticMessage {
+    DiagnosticMessage(
+      .unknownUnit, .error,
+      "unknown rate period '\(excerpt(text))'; a rate is per second ('/s') or per minute ('/m')")
+  }
+
   /// `expected-count`: a word of a clause without the whole number it takes.
   package static func expectedWholeNumber(after word: String) -> DiagnosticMessage {
     DiagnosticMessage(.expectedCount, .error, "expected a whole number after '\(word)'")

@@ -40,6 +40,25 @@ extension CompiledPolicy {
       on: environment.clock, hedge: hedge, in: environment, operation)
   }
 
+  /// Runs `operation` with hedging: concurrent attempts, the first success wins.
+  ///
+  /// Everything ``runHedged(in:_:)-(_,(RetryAttempt)->Success)`` says holds; the operation
+  /// is not told its attempt.
+  ///
+  ///     let policy = try compile(policy: "retry 2 on unavailable hedge 2 after 100ms")
+  ///     let quote = try await policy.runHedged { try await pricing.quote() }
+  ///
+  /// - Parameters:
+  ///   - environment: The clock, random source, error classes, observer and budget.
+  ///   - operation: The work to attempt; attempts may overlap.
+  /// - Returns: The value of the first attempt that succeeds.
+  public func runHedged<Success: Sendable>(
+    in environment: RetryEnvironment = RetryEnvironment(),
+    _ operation: @escaping @Sendable () async throws -> Success
+  ) async throws -> Success {
+    try await runHedged(in: environment) { (_: RetryAttempt) in try await operation() }
+  }
+
   private func runHedged<C: Clock<Duration>, Success: Sendable>(
     on clock: C, hedge: HedgePolicy, in environment: RetryEnvironment,
     _ operation: @escaping @Sendable (RetryAttempt) async throws -> Success

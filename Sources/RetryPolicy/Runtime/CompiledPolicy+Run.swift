@@ -15,7 +15,11 @@ extension CompiledPolicy {
   /// at once, never starts another attempt, and `run` throws `CancellationError`.
   ///
   /// Attempts never overlap here, so `hedge N after D` is not applied: a hedged policy runs
-  /// its attempts one after another. ``runHedged(in:_:)`` races them.
+  /// its attempts one after another, and an observed run says so first with
+  /// ``RetryEvent/hedgeNotApplied(_:)``. `runHedged`, which takes a `@Sendable` operation,
+  /// races them. (An overload of `run` taking a `@Sendable` closure cannot tell them apart:
+  /// Swift prefers it for every closure literal, and a closure that captures a mutable local
+  /// or an actor's state would then no longer compile.)
   ///
   /// Errors match a class name when the host registered it with a predicate (see
   /// ``RetryEnvironment``), when it is the error's type name (`URLError`), or when the error is
@@ -42,7 +46,7 @@ extension CompiledPolicy {
     var permit = CircuitBreakerStateMachine.Permit.normal
     if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
-        permit = try circuitBreaker.admitFirstAttempt()
+        if !circuitBreaker.isClosedNow { permit = try circuitBreaker.admitFirstAttempt() }
         do {
           let value = try await attempt(1, isolation: isolation, operation)
           circuitBreaker.recordFirstSuccess(permit, policy: clause)
@@ -107,7 +111,11 @@ extension CompiledPolicy {
         guard environment.breaker != nil, environment.breakers.isEmpty || name == nil else {
           return try await drive(in: environment, after: nil, isolation: isolation, operation)
         }
-        permit = try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
+        // A closed circuit admits without a permit: its success only counts.
+        if environment.breaker?.isClosedNow == false {
+          permit =
+            try environment.breaker?.admitFirstAttempt(on: environment.breakerClock) ?? .normal
+        }
         do {
           let value = try await attempt(1, isolation: isolation, operation)
           environment.breaker?.recordFirstSuccess(

@@ -90,30 +90,3 @@ public final class RetryBudget: Sendable {
     return false
   }
 }
-
-extension RetryBudget {
-  /// The process-wide budgets of policies run without one, by policy value.
-  private static let byPolicy = ProcessWideTable<CompiledPolicy, RetryBudget>()
-
-  /// The budget a run of `policy` draws on when its environment gives none.
-  package static func standard(for policy: CompiledPolicy) -> RetryBudget {
-    // A ratio set through the public `budgetRatio` property bypasses the initializer's clamp:
-    // key by the ratio the budget uses, so that NaN (never equal to itself) finds its bucket.
-    var policy = policy
-    if let ratio = policy.budgetRatio, ratio.isNaN || !(0...1).contains(ratio) {
-      policy.budgetRatio = RetryBudget.clampedRatio(ratio)
-    }
-    return byPolicy.value(for: policy) { RetryBudget() }
-  }
-}
-
-extension RetryEnvironment {
-  /// The budget a run of `policy` in this environment draws on: none without `budget P%`;
-  /// else the budget bound to the policy's name, the environment's budget, or the default.
-  @usableFromInline
-  package func budget(for policy: borrowing CompiledPolicy) -> RetryBudget? {
-    guard policy.budgetRatio != nil else { return nil }
-    if !budgets.isEmpty, let name = policy.name, let bound = budgets[name] { return bound }
-    return budget ?? RetryBudget.standard(for: copy policy)
-  }
-}

@@ -22,12 +22,12 @@ package struct RetryRun: Sendable {
   /// The policy's budget ratio, deposited by the first attempt.
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
-  private var circuit: RunCircuit?
+  var circuit: RunCircuit?
   /// The throttle and limit each attempt asks after the breaker, when the policy has them.
-  private var shedding: RunShedding?
+  var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
-  private var stopwatch: (any RunStopwatch)?
+  var stopwatch: (any RunStopwatch)?
   /// When the current episode of a sequence started, as the time since the run started:
   /// `within` counts from it, the summary's `elapsed` from the run's start.
   private var episodeStart: Duration = .zeroInline
@@ -46,7 +46,7 @@ package struct RetryRun: Sendable {
   /// this reason, after the breaker and the budget counted it as any failure.
   package var retryRefusal: RetryStopReason?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
-  private var recorder: RunRecorder?
+  var recorder: RunRecorder?
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -63,20 +63,22 @@ package struct RetryRun: Sendable {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
     // (Not `||`: its autoclosure would consume the borrowed environment.)
+    let isObserved = environment.isObserved
     // Metrics on the continuous clock time the run themselves (``MetricsTime``), from
     // `recordingStart` when `run` made the first attempt itself.
     let isContinuousClock = environment.isContinuousClock
     var isTimed = policy.deadline != nil
     if environment.observer != nil { isTimed = true }
-    self.init(
-      policy: policy, random: environment.random, budget: environment.budget(for: policy),
-      breaker: environment.breaker(for: policy), attempts: attempts, permit: permit)
+    self.init(policy: policy, sharing: environment, attempts: attempts, permit: permit)
     if let metrics = environment.metrics {
       if !isContinuousClock { isTimed = true }
       record(
         into: metrics, policy: policy,
         timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil)
     }
+    // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
+    // a hedged policy says so rather than dropping `hedge` silently.
+    if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
     // `start`: the first attempt, made by `run` itself, started then (and was counted).
     if isTimed { startStopwatch(on: clock, at: start) }
   }
@@ -98,25 +100,14 @@ package struct RetryRun: Sendable {
       self.circuit = RunCircuit(breaker: breaker, policy: clause, permit: permit)
     }
     // The storm simulator keeps each client's shedding state itself (`asksShedding` false).
-    self.shedding = asksShedding ? RunShedding(policy: policy) : nil
+    self.shedding =
+      asksShedding
+      ? RunShedding(
+        policy: policy,
+        state: RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()))
+      : nil
     self.isFirstOfEpisode = attempts == 0
     self.stopwatch = nil
-  }
-
-  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time);
-  /// `start`, when given, is when the run started on ``MetricsTime``, which the recorder
-  /// then reads itself.
-  @usableFromInline
-  package mutating func record(
-    into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil
-  ) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker, timingSince: start)
-  }
-
-  /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
-  @usableFromInline
-  mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
-    stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
 
   /// The attempts started so far.
@@ -331,46 +322,68 @@ package struct RetryRun: Sendable {
   /// Sleeps the wait's delay on the clock, then runs its hook (a wait with neither yields
   /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
   /// is cancelled by the end of the wait.
-  @usableFromInline
+  ///
+  /// Inlined into the driver, so that it is specialized for the run's clock: unspecialized,
+  /// every instant of the clock's unknown type costs a task allocation and a metadata lookup.
+  @inlinable
   nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if wait.delay.isPositive {
-      let deadline = deadline(on: clock, after: wait.delay)
+      let deadline = clock.now.advanced(by: wait.delay)
       do {
         try await sleepFreeingOnCancel(until: deadline, on: clock)
-        totalDelay = totalDelay.addingClamped(wait.delay)
+        addWaited(wait.delay)
       } catch {
-        totalDelay = totalDelay.addingClamped(waited(wait.delay, until: deadline, on: clock))
-        throw stop(.cancelled, error, in: environment)
+        let remaining = clock.now.duration(to: deadline)
+        addWaited(wait.delay, remaining: remaining)
+        throw stopCancelled(after: error, in: environment)
       }
     } else if wait.hook == nil {
       await Task.yield()
     }
-    if let hook = wait.hook {
-      do {
-        try await hook(RetryHookContext(error: error, attempt: machine.attempts))
-      } catch {
-        throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
-      }
+    if let hook = wait.hook { try await run(hook, after: error, in: environment) }
+    if Task.isCancelled { throw stopCancelled(after: error, in: environment) }
+  }
+
+  /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
+  @usableFromInline
+  mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
+    let part: Duration
+    if !remaining.isPositive {
+      part = delay
+    } else {
+      let waited = delay.subtractingClamped(remaining)
+      part = waited.isPositive ? waited : .zeroInline
     }
-    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
+    totalDelay = totalDelay.addingClamped(part)
+  }
+
+  /// Runs a retry's hook; a failure of the hook ends the run.
+  @usableFromInline
+  nonisolated(nonsending) mutating func run(
+    _ hook: @Sendable (RetryHookContext) async throws -> Void, after error: any Error,
+    in environment: RetryEnvironment
+  ) async throws {
+    do {
+      try await hook(RetryHookContext(error: error, attempt: machine.attempts))
+    } catch {
+      throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
+    }
+  }
+
+  /// Ends the run as cancelled during its wait, after `error`; returns what to throw.
+  @usableFromInline
+  mutating func stopCancelled(
+    after error: any Error, in environment: borrowing RetryEnvironment
+  ) -> any Error {
+    stop(.cancelled, error, in: environment)
   }
 
   /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
   /// cancelled; returns the `CancellationError` to throw.
   package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
     stop(.cancelled, CancellationError(), in: environment)
-  }
-
-  /// The part of `delay` waited by now, the wait having been meant to end at `deadline`.
-  private func waited<C: Clock<Duration>>(
-    _ delay: Duration, until deadline: C.Instant, on clock: C
-  ) -> Duration {
-    let remaining = clock.now.duration(to: deadline)
-    guard remaining.isPositive else { return delay }
-    let part = delay.subtractingClamped(remaining)
-    return part.isPositive ? part : .zeroInline
   }
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
@@ -451,14 +464,7 @@ struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
 @usableFromInline
 package struct RetryWait: Sendable {
   /// The delay to sleep first; zero for none.
-  package var delay: Duration
+  @usableFromInline package var delay: Duration
   /// The hook to run after the delay.
-  package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
-}
-
-/// `clock.now.advanced(by: delay)`, out of line: in the async caller, each instant of a
-/// clock's unknown type costs a task allocation, and this way only the deadline needs one.
-@inline(never)
-private func deadline<C: Clock<Duration>>(on clock: C, after delay: Duration) -> C.Instant {
-  clock.now.advanced(by: delay)
+  @usableFromInline package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
 }

@@ -2,48 +2,57 @@ import Dispatch
 import Foundation
 import Synchronization
 
-// Waits that free their memory when they end, however they end.
+// Waits that free their memory when they end, however they end, and cost little while they
+// last.
 //
 // On Linux, a cancelled `Task.sleep` (and so `ContinuousClock.sleep`) resumes its task at
 // once but keeps its timer, about 0.7 KB, until the deadline it was given: a run cancelled
 // during `delay 1h`, or a hedge timer cut short by a winning attempt, held that memory for an
 // hour. On the continuous and suspending clocks every wait of the runtime (a retry's delay, a
-// Retry-After wait, a hedge timer, a `timeout` timer) is therefore a one-shot Dispatch timer
-// that cancellation cancels and releases at once. Other clocks keep their own `sleep`:
+// Retry-After wait, a hedge timer, a `timeout` timer) is therefore an entry in one timer heap
+// for the process (``SystemTimerHeap``): a deadline and the waiting task's continuation, some
+// 50 bytes, behind a single Dispatch timer set to the earliest deadline. Cancellation takes
+// the continuation out and resumes it at once. Other clocks keep their own `sleep`:
 // `ManualClock` frees a cancelled sleeper at once.
 
 /// Sleeps `duration` on `clock`, freeing its timer as soon as the wait ends.
 ///
-/// On the continuous and suspending clocks the wait is a Dispatch timer that cancellation
-/// cancels and frees at once; throws `CancellationError` when cancelled.
-func sleepFreeingOnCancel<C: Clock<Duration>>(for duration: Duration, on clock: C)
-  async throws
-{
-  guard clock is ContinuousClock || clock is SuspendingClock else {
+/// On the continuous and suspending clocks the wait is an entry of the process's timer heap
+/// that cancellation removes at once; throws `CancellationError` when cancelled.
+nonisolated(nonsending) func sleepFreeingOnCancel<C: Clock<Duration>>(
+  for duration: Duration, on clock: C
+) async throws {
+  guard isSystemClock(C.self) else {
     try await clock.sleep(for: duration)
     return
   }
   try await sleepOnTimer(for: duration)
 }
 
-/// Sleeps `duration` on a one-shot Dispatch timer, freed when it fires or is cancelled.
-private func sleepOnTimer(for duration: Duration) async throws {
-  let timer = CancellableTimer(census: SystemTimerCensus.current)
-  try await withTaskCancellationHandler {
-    try await withUnsafeThrowingContinuation { continuation in
-      timer.start(after: duration, continuation)
-    }
-  } onCancel: {
-    timer.cancel()
-  }
+/// Whether `C` is the continuous or the suspending clock: types compared, not a cast of the
+/// clock (a cast of another clock type, a class such as a test's clock, costs a dynamic cast
+/// on every wait).
+@inlinable
+@inline(__always)
+func isSystemClock<C: Clock<Duration>>(_: C.Type) -> Bool {
+  let type = ObjectIdentifier(C.self)
+  return type == ObjectIdentifier(ContinuousClock.self)
+    || type == ObjectIdentifier(SuspendingClock.self)
+}
+
+/// Sleeps `duration` in the process's timer heap, freed when it ends or is cancelled.
+@usableFromInline
+nonisolated(nonsending) func sleepOnTimer(for duration: Duration) async throws {
+  try await SystemTimerHeap.shared.sleep(for: duration, census: SystemTimerCensus.current)
 }
 
 /// Sleeps until `deadline` on `clock`, as ``sleepFreeingOnCancel(for:on:)`` does: on the
 /// system clocks for the time left until the deadline, measured now.
-func sleepFreeingOnCancel<C: Clock<Duration>>(until deadline: C.Instant, on clock: C)
-  async throws
-{
-  guard clock is ContinuousClock || clock is SuspendingClock else {
+@inlinable
+nonisolated(nonsending) func sleepFreeingOnCancel<C: Clock<Duration>>(
+  until deadline: C.Instant, on clock: C
+) async throws {
+  guard isSystemClock(C.self) else {
     try await clock.sleep(until: deadline, tolerance: nil)
     return
   }
@@ -60,7 +69,8 @@ package final class SystemTimerCensus: Sendable {
   /// The census the current task's waits report to, if any.
   @TaskLocal package static var current: SystemTimerCensus?
 
-  private let counts = Mutex((armed: 0, live: 0))
+  // `Locked`, not `Mutex`: ThreadSanitizer sees it (see ProcessWideState.md).
+  private let counts = Locked((armed: 0, live: 0))
 
   /// Creates an empty census.
   package init() {}
@@ -78,73 +88,199 @@ package final class SystemTimerCensus: Sendable {
   fileprivate func timerFreed() { counts.withLock { $0.live -= 1 } }
 }
 
-/// A one-shot Dispatch timer that resumes a continuation when it fires, or, cancelled,
-/// throws `CancellationError` and releases the timer at once.
-private final class CancellableTimer: @unchecked Sendable {
-  // Sound: `source`, `continuation` and `isCancelled` are read and written only while `lock`
-  // is held; `census` is immutable. The continuation is taken out under the lock by whichever
-  // of `fire` and `cancel` comes first, so it is resumed exactly once (hence unsafe, not
-  // checked: the check's extra allocation is per wait).
-  private let lock = NSLock()
-  private var source: (any DispatchSourceTimer)?
-  private var continuation: UnsafeContinuation<Void, any Error>?
-  private var isCancelled = false
-  private let census: SystemTimerCensus?
+/// One timer for every wait of the process on the system clocks: a min-heap of deadlines,
+/// with the waiting continuations by number, behind one Dispatch timer set to the earliest
+/// deadline.
+///
+/// A wait costs an entry of the heap and one of the table of continuations, instead of a
+/// Dispatch timer of its own. Cancellation takes the continuation out of the table and
+/// resumes it at once; its heap entry, 16 bytes, goes when the heap is next compacted (when
+/// more than half of it is such entries) or when its deadline comes. Deadlines are on
+/// Dispatch's monotonic clock, as the timers of each wait were.
+package final class SystemTimerHeap: @unchecked Sendable {
+  // Sound: `state` is a `Locked`; `timer` is set up in `init` and afterwards only
+  // rescheduled, always while `state`'s lock is held; `ids` is atomic.
 
-  init(census: SystemTimerCensus?) {
-    self.census = census
-    census?.timerArmed()
+  /// The heap of the process.
+  package static let shared = SystemTimerHeap()
+
+  /// A wait in the heap: its deadline in Dispatch uptime nanoseconds, and its number.
+  fileprivate struct Entry: Sendable {
+    var deadline: UInt64
+    var id: UInt64
   }
 
-  deinit {
-    census?.timerFreed()
+  /// A waiting task.
+  fileprivate struct Waiter: Sendable {
+    var continuation: UnsafeContinuation<Void, any Error>
+    var census: SystemTimerCensus?
   }
 
-  /// Starts the timer; resumes `continuation` at once when already cancelled.
-  func start(after duration: Duration, _ continuation: UnsafeContinuation<Void, any Error>) {
-    lock.lock()
-    if isCancelled {
-      lock.unlock()
-      continuation.resume(throwing: CancellationError())
-      return
-    }
-    let timer = DispatchSource.makeTimerSource(queue: .global())
-    timer.schedule(deadline: Self.interval(duration).map { .now() + $0 } ?? .distantFuture)
+  fileprivate struct State: Sendable {
+    /// A binary min-heap by deadline, then number.
+    var heap: [Entry] = []
+    /// The waits not yet ended, by number.
+    var waiters: [UInt64: Waiter] = [:]
+    /// The deadline the Dispatch timer is set to; `UInt64.max` for none.
+    var armedDeadline = UInt64.max
+  }
+
+  // `Locked` (an `NSLock`), not `Mutex`: ThreadSanitizer sees it (see ProcessWideState.md).
+  private let state = Locked(State())
+  private let ids = Atomic<UInt64>(0)
+  private let timer: any DispatchSourceTimer
+
+  private init() {
+    timer = DispatchSource.makeTimerSource(
+      queue: DispatchQueue(label: "RetryPolicy.SystemTimerHeap", qos: .userInitiated))
     timer.setEventHandler { [self] in fire() }
-    self.source = timer
-    self.continuation = continuation
-    lock.unlock()
     timer.resume()
   }
 
-  /// Cancels the timer and throws `CancellationError` in the sleeping task.
-  func cancel() {
-    lock.lock()
-    isCancelled = true
-    let (timer, continuation) = (source, self.continuation)
-    source = nil
-    self.continuation = nil
-    lock.unlock()
-    timer?.cancel()
-    continuation?.resume(throwing: CancellationError())
+  /// Sleeps `duration` (a century or more: until cancelled); throws `CancellationError` when
+  /// the task is cancelled, at once.
+  nonisolated(nonsending) package func sleep(
+    for duration: Duration, census: SystemTimerCensus?
+  ) async throws {
+    let deadline = Self.deadline(after: duration)
+    let id = ids.wrappingAdd(1, ordering: .relaxed).newValue
+    census?.timerArmed()
+    try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { continuation in
+        insert(id: id, deadline: deadline, Waiter(continuation: continuation, census: census))
+      }
+    } onCancel: {
+      cancel(id: id)
+    }
   }
 
+  /// Adds a wait, unless its task is already cancelled (then it ends at once).
+  private func insert(id: UInt64, deadline: UInt64, _ waiter: Waiter) {
+    // Checked under the lock: a cancellation either comes before (seen here) or finds the
+    // waiter in the table.
+    let isCancelled = state.withLock { state -> Bool in
+      if Task.isCancelled { return true }
+      state.waiters[id] = waiter
+      state.push(Entry(deadline: deadline, id: id))
+      if deadline < state.armedDeadline {
+        state.armedDeadline = deadline
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
+      }
+      return false
+    }
+    guard isCancelled else { return }
+    waiter.continuation.resume(throwing: CancellationError())
+    waiter.census?.timerFreed()
+  }
+
+  /// Ends the wait `id` as cancelled, if it has not ended.
+  private func cancel(id: UInt64) {
+    let waiter = state.withLock { state -> Waiter? in
+      guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
+      state.compactIfMostlyEnded()
+      return waiter
+    }
+    guard let waiter else { return }
+    waiter.continuation.resume(throwing: CancellationError())
+    waiter.census?.timerFreed()
+  }
+
+  /// Ends every wait whose deadline has come, and sets the timer to the next deadline.
   private func fire() {
-    lock.lock()
-    let (timer, continuation) = (source, self.continuation)
-    source = nil
-    self.continuation = nil
-    lock.unlock()
-    timer?.cancel()
-    continuation?.resume()
+    let now = DispatchTime.now().uptimeNanoseconds
+    let due = state.withLock { state -> [Waiter] in
+      var due: [Waiter] = []
+      while let first = state.heap.first, first.deadline <= now {
+        state.popFirst()
+        if let waiter = state.waiters.removeValue(forKey: first.id) { due.append(waiter) }
+      }
+      state.compactIfMostlyEnded()
+      state.armedDeadline = state.heap.first?.deadline ?? .max
+      if state.armedDeadline != .max {
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: state.armedDeadline))
+      }
+      return due
+    }
+    for waiter in due {
+      waiter.continuation.resume()
+      waiter.census?.timerFreed()
+    }
   }
 
-  /// `duration` as a Dispatch interval in nanoseconds, at least 0; nil for a century or
-  /// more, which is as good as never.
-  private static func interval(_ duration: Duration) -> DispatchTimeInterval? {
-    let (seconds, attoseconds) = duration.exactComponents
-    guard seconds >= 0, attoseconds >= 0 else { return .nanoseconds(0) }
-    guard seconds < 100 * 365 * 86_400 else { return nil }
-    return .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+  /// The deadline `duration` from now, in Dispatch uptime nanoseconds; `UInt64.max` (never)
+  /// for a century or more.
+  private static func deadline(after duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    let now = DispatchTime.now().uptimeNanoseconds
+    guard seconds >= 0, attoseconds >= 0 else { return now }
+    guard seconds < 100 * 365 * 86_400 else { return .max }
+    let nanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    let (sum, overflow) = now.addingReportingOverflow(nanoseconds)
+    return overflow ? .max : sum
+  }
+
+  /// The waits in the heap, ended or not, and those not ended: for tests.
+  package var counts: (entries: Int, waiting: Int) {
+    state.withLock { ($0.heap.count, $0.waiters.count) }
+  }
+}
+
+extension SystemTimerHeap.State {
+  /// Whether `a` comes before `b`: by deadline, then by number.
+  private static func precedes(_ a: SystemTimerHeap.Entry, _ b: SystemTimerHeap.Entry) -> Bool {
+    a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id
+  }
+
+  fileprivate mutating func push(_ entry: SystemTimerHeap.Entry) {
+    heap.append(entry)
+    var child = heap.count - 1
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard Self.precedes(heap[child], heap[parent]) else { break }
+      heap.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  fileprivate mutating func popFirst() {
+    guard let last = heap.popLast() else { return }
+    guard !heap.isEmpty else { return }
+    heap[0] = last
+    siftDown(from: 0)
+  }
+
+  private mutating func siftDown(from start: Int) {
+    var parent = start
+    while true {
+      let left = 2 * parent + 1
+      guard left < heap.count else { return }
+      let right = left + 1
+      let child = right < heap.count && Self.precedes(heap[right], heap[left]) ? right : left
+      guard Self.precedes(heap[child], heap[parent]) else { return }
+      heap.swapAt(child, parent)
+      parent = child
+    }
+  }
+
+  /// Drops the entries of ended waits when they are more than half of the heap, and gives
+  /// back the memory of a heap that emptied after a burst of waits.
+  fileprivate mutating func compactIfMostlyEnded() {
+    if waiters.isEmpty {
+      if heap.capacity > 1024 { heap = [] } else { heap.removeAll(keepingCapacity: true) }
+      if waiters.capacity > 1024 { waiters = [:] }
+      return
+    }
+    guard heap.count >= 64, heap.count > 2 * waiters.count else { return }
+    heap = heap.filter { waiters[$0.id] != nil }
+    if waiters.capacity > 4 * waiters.count + 1024 {
+      var kept = [UInt64: SystemTimerHeap.Waiter](minimumCapacity: waiters.count)
+      for (id, waiter) in waiters { kept[id] = waiter }
+      waiters = kept
+    }
+    var index = heap.count / 2
+    while index > 0 {
+      index -= 1
+      siftDown(from: index)
+    }
   }
 }

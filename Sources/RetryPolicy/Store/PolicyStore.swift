@@ -24,11 +24,13 @@ import Synchronization
 ///   ``PolicyReload/diagnostics``.
 /// - A run takes its policy when it starts and finishes under it, whatever reloads happen
 ///   meanwhile.
-/// - The budget of a policy with `budget P%` belongs to the policy's name: a reload that
-///   changes anything else (a delay, a count) keeps its tokens; a reload that changes the
-///   `budget` clause itself, or removes the policy, starts a fresh budget.
-/// - So does the circuit breaker of a policy with `breaker`: a reload that keeps the
-///   `breaker` clause keeps the circuit's state and window.
+/// - The state a policy's runs share lives in the store's ``registry``, by name: a reload
+///   that changes anything else (a delay, a count) keeps the budget's tokens, the circuit's
+///   state and window, the limit's slots, the throttle's window and the rate's tokens; a
+///   reload that changes one of those clauses starts that part afresh (the others keep
+///   theirs), and a reload that removes the policy forgets its state.
+/// - ``handle(_:)`` resolves a name once: the handle follows reloads and reads the current
+///   policy with one atomic load.
 ///
 /// A store is safe to use from any task.
 public final class PolicyStore: Sendable {
@@ -41,6 +43,10 @@ public final class PolicyStore: Sendable {
   public let vocabulary: Vocabulary
   /// The metrics every ``run(_:in:_:)`` records into, unless its environment has its own.
   public let metrics: RetryMetrics?
+
+  /// Where the runs of the store's policies keep the state they share, by name (see
+  /// ``RetryStateRegistry``); every reload keeps each entry whose clause is unchanged.
+  public let registry: RetryStateRegistry
 
   private let state: Locked<Snapshot>
 
@@ -59,7 +65,10 @@ public final class PolicyStore: Sendable {
       throw PolicyCompileError(
         diagnostics: analysis.diagnostics, sourceName: Self.displayName(of: path))
     }
-    state = Locked(Snapshot(policies: policies, version: read.version, previous: nil))
+    registry = RetryStateRegistry()
+    let states = registry.apply(policies)
+    state = Locked(
+      Snapshot(policies: policies, states: states, version: read.version, previous: nil))
   }
 
   /// The name messages give the file: its path, or `<empty path>` for an empty one.
@@ -92,13 +101,32 @@ public final class PolicyStore: Sendable {
   /// The budget the runs of that policy draw on (for a policy with `budget P%`), for a
   /// host's metrics: its ``RetryBudget/tokens`` show how close the retries are to the bound.
   public func budget(named name: String) -> RetryBudget? {
-    state.withLock { $0.entry(named: name)?.budget }
+    state.withLock { $0.entry(named: name)?.state.budget }
   }
 
   /// The circuit breaker the runs of that policy use (for a policy with `breaker`), for a
   /// host's metrics or an operator's ``CircuitBreaker/isolate()``.
   public func breaker(named name: String) -> CircuitBreaker? {
-    state.withLock { $0.entries[name]?.breaker }
+    state.withLock { $0.entries[name]?.state.breaker }
+  }
+
+  /// A handle on the policy of that name, resolved once, that follows reloads: reading its
+  /// ``PolicyHandle/policy`` costs one atomic load, where ``subscript(_:)`` takes a lock and
+  /// a look-up.
+  ///
+  ///     let payments = try store.handle("payments")
+  ///     let receipt = try await payments.run { try await api.charge(order) }
+  ///
+  /// Throws ``PolicyStoreError/unknownPolicy(_:suggestion:)`` when the file has no policy of
+  /// that name now.
+  public func handle(_ name: String) throws(PolicyStoreError) -> PolicyHandle {
+    let (cell, names) = state.withLock { snapshot in
+      (snapshot.entries[name] == nil ? nil : snapshot.cells[name], snapshot.names)
+    }
+    guard let cell else {
+      throw .unknownPolicy(name, suggestion: Suggestion.nearest(to: name, in: names))
+    }
+    return PolicyHandle(name: name, cell: cell, store: self)
   }
 
   /// The names of the current policies, in the order of the file.
@@ -129,21 +157,26 @@ public final class PolicyStore: Sendable {
       throw PolicyStoreError.unknownPolicy(
         name, suggestion: Suggestion.nearest(to: name, in: names))
     }
+    return try await run(entry, in: environment, operation)
+  }
+
+  /// Runs `operation` under `entry`'s policy, its shared state the store's registry's.
+  func run<Success>(
+    _ entry: StoreEntry, in environment: RetryEnvironment,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
     // Counted so that a reload that removes the name can say that runs of it are in flight.
     entry.runs.enter()
     defer { entry.runs.leave() }
-    let bindsBudget =
-      entry.budget != nil && environment.budget == nil && environment.budgets[name] == nil
-    let bindsBreaker =
-      entry.breaker != nil && environment.breaker == nil && environment.breakers[name] == nil
+    let bindsRegistry =
+      entry.policy.hasSharedState && environment.registry === RetryStateRegistry.processWide
     let bindsMetrics = metrics != nil && environment.metrics == nil
-    guard bindsBudget || bindsBreaker || bindsMetrics else {
+    guard bindsRegistry || bindsMetrics else {
       return try await entry.policy.run(in: environment, operation)
     }
     var bound = environment
     if bindsMetrics { bound.metrics = metrics }
-    if bindsBudget { bound.budgets[name] = entry.budget }
-    if bindsBreaker { bound.breakers[name] = entry.breaker }
+    if bindsRegistry { bound.registry = registry }
     return try await entry.policy.run(in: bound, operation)
   }
 
@@ -169,7 +202,9 @@ public final class PolicyStore: Sendable {
       return reload
     }
     return state.withLock { snapshot in
-      let next = Snapshot(policies: policies, version: read.version, previous: snapshot)
+      let states = registry.apply(policies)
+      let next = Snapshot(
+        policies: policies, states: states, version: read.version, previous: snapshot)
       let changed = next.changes(from: snapshot)
       let removedInUse = snapshot.names.compactMap { name -> (String, Int)? in
         guard next.entries[name] == nil, let runs = snapshot.entries[name]?.runs else {
@@ -213,54 +248,66 @@ public final class PolicyStore: Sendable {
   }
 }
 
-/// What a store keeps at one moment: the policies by name, and the budget of each.
-private struct Snapshot: Sendable {
-  /// A policy and the budget its runs draw on (for a policy with `budget P%`).
-  struct Entry: Sendable {
-    var policy: CompiledPolicy
-    var budget: RetryBudget?
-    var breaker: CircuitBreaker?
-    /// The runs of the name in flight; kept across reloads while the name stays.
-    var runs: RunCount
-  }
+/// A policy of a store and the state its runs share, as one reload made them.
+final class StoreEntry: Sendable {
+  let policy: CompiledPolicy
+  /// The policy's shared state, from the store's registry.
+  let state: PolicyState
+  /// The runs of the name in flight; kept across reloads while the name stays.
+  let runs: RunCount
 
-  var entries: [String: Entry]
+  init(policy: CompiledPolicy, state: PolicyState, runs: RunCount) {
+    self.policy = policy
+    self.state = state
+    self.runs = runs
+  }
+}
+
+/// What a store keeps at one moment: the policies by name, and the state of each.
+private struct Snapshot: Sendable {
+  var entries: [String: StoreEntry]
   /// The names in the order of the file.
   var names: [String]
   /// The entries in the order of `names`, for the lookup of a small file.
-  var ordered: [Entry]
+  var ordered: [StoreEntry]
+  /// Every name's cell, removed names' included: a handle follows its name when it returns.
+  var cells: [String: PolicyCell]
   var version: PolicyFileVersion?
   var generation: Int
 
-  /// The snapshot of `policies`, keeping from `previous` the budget of every name whose
-  /// `budget` clause did not change.
-  init(policies: [CompiledPolicy], version: PolicyFileVersion?, previous: Snapshot?) {
-    var entries: [String: Entry] = [:]
+  /// The snapshot of `policies` and their `states`, keeping from `previous` the entry of
+  /// every name whose policy and state did not change.
+  init(
+    policies: [CompiledPolicy], states: [String: PolicyState], version: PolicyFileVersion?,
+    previous: Snapshot?
+  ) {
+    var entries: [String: StoreEntry] = [:]
     var names: [String] = []
+    var cells = previous?.cells ?? [:]
     for policy in policies {
       guard let name = policy.name, entries[name] == nil else { continue }
       names.append(name)
-      var budget: RetryBudget?
-      if policy.budgetRatio != nil {
-        let old = previous?.entries[name]
-        budget =
-          old?.policy.budgetRatio == policy.budgetRatio
-          ? old?.budget ?? RetryBudget() : RetryBudget()
+      let state = states[name] ?? PolicyState()
+      if let old = previous?.entries[name], old.policy == policy, old.state.isSame(as: state) {
+        entries[name] = old
+        continue
       }
-      var breaker: CircuitBreaker?
-      if policy.breaker != nil {
-        let old = previous?.entries[name]
-        breaker =
-          old?.policy.breaker == policy.breaker
-          ? old?.breaker ?? CircuitBreaker() : CircuitBreaker()
+      let entry = StoreEntry(
+        policy: policy, state: state, runs: previous?.entries[name]?.runs ?? RunCount(0))
+      if let cell = cells[name] {
+        cell.publish(entry)
+      } else {
+        cells[name] = PolicyCell(entry)
       }
-      entries[name] = Entry(
-        policy: policy, budget: budget, breaker: breaker,
-        runs: previous?.entries[name]?.runs ?? RunCount(0))
+      entries[name] = entry
+    }
+    for name in previous?.names ?? [] where entries[name] == nil {
+      cells[name]?.markRemoved()
     }
     self.entries = entries
     self.names = names
     ordered = names.compactMap { entries[$0] }
+    self.cells = cells
     self.version = version
     generation = previous.map { $0.generation + 1 } ?? 0
   }
@@ -268,7 +315,7 @@ private struct Snapshot: Sendable {
   /// The entry of that name: a file of a few policies is searched in order (comparing a
   /// short name is cheaper than hashing it); a larger one through the dictionary.
   @inline(__always)
-  func entry(named name: String) -> Entry? {
+  func entry(named name: String) -> StoreEntry? {
     guard names.count <= 8 else { return entries[name] }
     for index in names.indices where names[index] == name { return ordered[index] }
     return nil

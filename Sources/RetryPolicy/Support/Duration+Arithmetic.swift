@@ -22,6 +22,7 @@ extension Duration {
   private static let exactSumLimit: Duration = .seconds(1 << 48)
 
   /// `Duration.zero`, built in place (`zero` is a call into the standard library).
+  @inlinable
   @inline(__always)
   package static var zeroInline: Duration {
     Duration(attoseconds: 0)
@@ -29,6 +30,7 @@ extension Duration {
 
   /// Whether the duration is above zero, compared in place as `Int128` attoseconds
   /// (`Duration`'s `<` is a call into the standard library).
+  @inlinable
   @inline(__always)
   package var isPositive: Bool {
     attoseconds > 0

@@ -24,6 +24,9 @@ package enum ArgumentShape: Sendable, Hashable {
   case hook
   /// A percentage or a kind of jitter: `10%`, `full`, `equal`, `decorrelated`.
   case jitter
+  /// A whole number per second or per minute: `50/s`, `30/m` (three tokens: the number, `/`
+  /// and the period).
+  case rate
 }
 
 /// What values an argument takes, and what the checker says of one outside them.
@@ -123,6 +126,14 @@ package final class ArgumentSpec: Sendable {
     self.expectedWord = expectedWord
   }
 
+  /// Whether its values have limits to check: names, hooks and words alone have none.
+  package var hasLimits: Bool {
+    switch shape {
+    case .none, .errorClasses, .hook: false
+    case .count, .duration, .durations, .percent, .growth, .factor, .jitter, .rate: true
+    }
+  }
+
   /// The argument in the clause's form: `D`, `over D`, `[min N]`.
   package var form: String {
     let text = [word, placeholder.isEmpty ? nil : placeholder].compactMap { $0 }
@@ -178,7 +189,8 @@ package struct ClauseSpec: Sendable {
     arguments.filter { !$0.limits.text.isEmpty }.map { argument in
       let name =
         argument.word
-        ?? String(argument.placeholder.prefix { $0 != " " && $0 != "%" && $0 != "," })
+        ?? String(
+          argument.placeholder.prefix { $0 != " " && $0 != "%" && $0 != "," && $0 != "/" })
       let range = argument.limits.text.replacing(" to ", with: " … ")
       let value = argument.defaultValue.isEmpty ? "" : " (\(argument.defaultValue))"
       return "\(name) \(range)\(value)"

@@ -14,7 +14,7 @@ package enum Keyword: String, Sendable, Hashable, CaseIterable {
   case policy, retry, forever, on, except, immediately, delay, backoff, delays, jitter
   case full, equal, decorrelated, max, after, honoring
   case retryAfter = "retry-after"
-  case within, timeout, budget, x, hedge, breaker, limit, throttle
+  case within, timeout, budget, x, hedge, breaker, limit, throttle, rate
 
   /// The keyword as written in policy text.
   package var text: String { rawValue }
@@ -26,19 +26,25 @@ package enum Keyword: String, Sendable, Hashable, CaseIterable {
 /// One clause of the language, in canonical order: the order of `ClauseTable.entries`.
 package enum Clause: Int, Sendable, Hashable, CaseIterable, Comparable {
   case on, except, immediately, delay, backoff, delays, jitter, max, after, honoringRetryAfter
-  case within, timeout, budget, hedge, breaker, limit, throttle
+  case within, timeout, budget, hedge, breaker, limit, throttle, rate
 
   /// The clause's entry in the table.
   package var spec: ClauseSpec { ClauseTable.entries[rawValue] }
 
+  // The parser and the checker read these for every clause: each reads its member of the
+  // entry in place, where `spec` copies the whole entry.
+
+  /// The arguments of the clause's entry, in the order they are written.
+  package var arguments: [ArgumentSpec] { ClauseTable.entries[rawValue].arguments }
+
   /// The clause's keywords as written, such as `backoff` or `honoring retry-after`.
-  package var text: String { spec.text }
+  package var text: String { ClauseTable.entries[rawValue].text }
 
   /// The keyword that starts the clause.
-  package var keyword: Keyword { spec.keyword }
+  package var keyword: Keyword { ClauseTable.entries[rawValue].keyword }
 
   /// Whether the clause belongs to the whole policy rather than to one rule.
-  package var isPolicyWide: Bool { spec.scope == .policyWide }
+  package var isPolicyWide: Bool { ClauseTable.entries[rawValue].scope == .policyWide }
 
   /// Orders clauses canonically.
   package static func < (lhs: Clause, rhs: Clause) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -61,7 +67,7 @@ package enum ClauseTable {
     ArgumentLimits(bounds, text) { .breakerOutOfRange(word, $0.text + suffix, range: text) }
   }
 
-  /// A setting of `limit` or `throttle`, whose message names it: `word` is empty for the
+  /// A setting of `limit`, `throttle` or `rate`, whose message names it: `word` is empty for the
   /// first value.
   static func sheddingLimits(
     _ clause: String, _ word: String, _ bounds: ArgumentLimits.Bounds, _ text: String
@@ -239,6 +245,22 @@ package enum ClauseTable {
       ],
       argumentSnippet: "x${1:2} over ${2:2m}",
       summary: "refuses attempts locally while the service accepts fewer than 1 in K"),
+    ClauseSpec(
+      clause: .rate, keyword: .rate, scope: .policyWide,
+      arguments: [
+        ArgumentSpec(
+          .rate, "N/s | N/m",
+          limits: ArgumentLimits(.wholeNumbers(RatePolicy.countRange), "1 to 1000000") {
+            .sheddingOutOfRange("rate", "", $0.text, range: "1 to 1000000")
+          }),
+        ArgumentSpec(
+          "burst", .count, "M", isOptional: true,
+          limits: sheddingLimits(
+            "rate", "burst", .wholeNumbers(RatePolicy.burstRange), "1 to 1000000"),
+          defaultValue: "N", expectedValue: .expectedWholeNumber(after: "burst")),
+      ],
+      argumentSnippet: "${1:50}/${2:s} burst ${3:100}",
+      summary: "at most N attempts per second (/s) or minute (/m); an attempt waits for its token"),
   ]
 
   /// The clause `keyword` starts, if any.

@@ -91,6 +91,8 @@ struct Lexer {
         return single(.comma)
       case .plusSign:
         return single(.plus)
+      case .slashSign:
+        return single(.slash)
       case .equalsSign:
         return single(.equals)
       case .leftBraceSign:
@@ -344,7 +346,8 @@ struct Lexer {
         break
       }
       switch byte {
-      case .percentSign, .commaSign, .plusSign, .equalsSign, .leftBraceSign, .rightBraceSign:
+      case .percentSign, .commaSign, .plusSign, .slashSign, .equalsSign, .leftBraceSign,
+        .rightBraceSign:
         break
       default:
         stepScalar()
@@ -364,6 +367,7 @@ extension UInt8 {
   fileprivate static let percentSign = UInt8(ascii: "%")
   fileprivate static let commaSign = UInt8(ascii: ",")
   fileprivate static let plusSign = UInt8(ascii: "+")
+  fileprivate static let slashSign = UInt8(ascii: "/")
   fileprivate static let hyphen = UInt8(ascii: "-")
   fileprivate static let dot = UInt8(ascii: ".")
   fileprivate static let equalsSign = UInt8(ascii: "=")

@@ -4,81 +4,84 @@
 extension PolicyParser {
   // MARK: Clauses
 
-  /// Parses the clause that starts with `keyword`, at its keyword, into `clauses`; false
-  /// after an error.
+  /// Parses `clause`, at its keyword, into `clauses`; false after an error.
   ///
   /// The arguments are read by the shapes of the clause's entry in the table: the positional
   /// ones in order, then those after words of their own (`over D`), each at most once and in
-  /// the entry's order; a word out of order or given twice is reported at the word.
-  mutating func parseClause(_ keyword: Keyword) -> Bool {
-    guard let clause = keyword.clause else { return false }
-    let spec = clause.spec
+  /// the entry's order; a word out of order or given twice is reported at the word. The
+  /// words that messages quote are made only when a message is.
+  mutating func parseClause(_ clause: Clause) -> Bool {
+    let arguments = clause.arguments
     let keywordRange = token.range
     advance()
     var syntax = ClauseSyntax(clause: clause, keywordRange: keywordRange, range: keywordRange)
     var index = 0
     // The positional arguments.
-    while index < spec.arguments.count, spec.arguments[index].word == nil {
-      let argument = spec.arguments[index]
+    while index < arguments.count, arguments[index].word == nil {
+      let argument = arguments[index]
       if argument.isOptional && !isAtValue(of: argument.shape) {
         index += 1
         continue
       }
-      guard let value = parseValue(argument, after: keyword.text, of: spec) else { return false }
+      guard let value = parseValue(argument, after: clause.keyword.text, of: clause) else {
+        return false
+      }
       syntax.setArgument(value, at: index)
       index += 1
     }
     // The arguments after words of their own.
     let firstWorded = index
     var written: [(index: Int, range: SourceRange)] = []
-    while let found = wordedArgument(of: spec, from: firstWorded) {
+    while let found = wordedArgument(of: arguments, from: firstWorded) {
       let wordRange = token.range
-      let word = spec.arguments[found].word ?? ""
+      let argument = arguments[found]
       // A keyword given again starts its own clause, unless a value of this clause follows
       // (`hedge 2 after 1s after refreshToken` has an `after` clause; `… after 1s after 2s`
       // repeats `after`).
-      if syntax.argument(found) != nil, isStartingOwnClause(spec.arguments[found]) { break }
+      if syntax.hasArgument(found), isStartingOwnClause(argument) { break }
       advance()
-      if syntax.argument(found) != nil {
-        report(.repeatedWord(word, in: spec.text), at: wordRange)
+      if syntax.hasArgument(found) {
+        report(.repeatedWord(argument.word ?? "", in: clause.text), at: wordRange)
       } else if let later = written.first(where: { $0.index > found }) {
-        let before = spec.arguments[later.index].word ?? ""
-        guard let value = parseValue(spec.arguments[found], after: word, of: spec) else {
+        guard let value = parseValue(argument, after: argument.word ?? "", of: clause) else {
           return false
         }
         syntax.setArgument(value, at: found)
-        reportMisplaced(word, before: before, in: spec.text, at: wordRange, after: later.range)
+        reportMisplaced(
+          argument.word ?? "", before: arguments[later.index].word ?? "", in: clause.text,
+          at: wordRange, after: later.range)
         written.append((found, wordRange))
         continue
       }
-      guard let value = parseValue(spec.arguments[found], after: word, of: spec) else {
+      guard let value = parseValue(argument, after: argument.word ?? "", of: clause) else {
         return false
       }
-      if syntax.argument(found) == nil {
+      if !syntax.hasArgument(found) {
         syntax.setArgument(value, at: found)
         written.append((found, wordRange))
       }
     }
-    for (offset, argument) in spec.arguments.enumerated()
-    where offset >= firstWorded && !argument.isOptional && syntax.argument(offset) == nil {
+    for offset in firstWorded..<arguments.count
+    where !arguments[offset].isOptional && !syntax.hasArgument(offset) {
       if token.kind != .error {
+        let argument = arguments[offset]
         report(
-          argument.expectedWord ?? .expectedWord(argument.word ?? "", in: spec.text),
+          argument.expectedWord ?? .expectedWord(argument.word ?? "", in: clause.text),
           at: token.range)
       }
       return false
     }
     syntax.range = SourceRange(start: keywordRange.start, end: previousEnd)
-    clauses.append(syntax)
+    clauses.append(consume syntax)
     return true
   }
 
-  /// The index of the argument of `spec`, from `start` on, whose word the current token is.
-  ///
-  func wordedArgument(of spec: ClauseSpec, from start: Int) -> Int? {
-    guard token.kind == .word, start < spec.arguments.count else { return nil }
-    for index in start..<spec.arguments.count {
-      let argument = spec.arguments[index]
+  /// The index of the argument among `arguments`, from `start` on, whose word the current
+  /// token is.
+  func wordedArgument(of arguments: [ArgumentSpec], from start: Int) -> Int? {
+    guard token.kind == .word, start < arguments.count else { return nil }
+    for index in start..<arguments.count {
+      let argument = arguments[index]
       if let keyword = argument.wordKeyword {
         if token.keyword == keyword { return index }
       } else if token.keyword == nil, let word = argument.word,
@@ -124,7 +127,7 @@ extension PolicyParser {
     switch shape {
     case .growth: token.keyword == .x || token.kind == .plus
     case .factor: token.keyword == .x
-    case .count, .percent: token.kind == .number
+    case .count, .percent, .rate: token.kind == .number
     case .duration, .durations: token.kind == .duration || token.kind == .number
     case .errorClasses: token.kind == .word || token.kind == .number || token.kind == .duration
     case .hook: token.kind == .word && token.keyword == nil
@@ -135,22 +138,22 @@ extension PolicyParser {
 
   /// Parses the value of `argument`, written after `word`, by its shape; nil (and a
   /// diagnostic) when it is missing or malformed.
-  mutating func parseValue(_ argument: ArgumentSpec, after word: String, of spec: ClauseSpec)
-    -> ArgumentSyntax?
-  {
+  mutating func parseValue(
+    _ argument: ArgumentSpec, after word: @autoclosure () -> String, of clause: Clause
+  ) -> ArgumentSyntax? {
     switch argument.shape {
     case .none:
       return .word
     case .count:
       guard token.kind == .number, !token.hasFraction else {
         if token.kind != .error {
-          report(argument.expectedValue ?? .expectedWholeNumber(after: word), at: token.range)
+          report(argument.expectedValue ?? .expectedWholeNumber(after: word()), at: token.range)
         }
         // A count that is no whole number: the rest of the clause is skipped, not read as
         // another clause (`hedge 1.5 after 1s`).
         if token.kind == .number {
           advance()
-          skipWords(of: spec)
+          skipWords(of: clause.arguments)
         }
         return nil
       }
@@ -162,9 +165,9 @@ extension PolicyParser {
       advance()
       return .count(number)
     case .duration:
-      return parseDuration(after: word).map(ArgumentSyntax.duration)
+      return parseDuration(after: word()).map(ArgumentSyntax.duration)
     case .durations:
-      guard let first = parseDuration(after: word) else { return nil }
+      guard let first = parseDuration(after: word()) else { return nil }
       var durations = [first]
       while token.kind == .comma {
         advance()
@@ -173,7 +176,7 @@ extension PolicyParser {
       }
       return .durations(durations)
     case .percent:
-      return parsePercent(after: word).map(ArgumentSyntax.percent)
+      return parsePercent(after: word()).map(ArgumentSyntax.percent)
     case .growth:
       return parseGrowth()
     case .factor:
@@ -183,13 +186,45 @@ extension PolicyParser {
       }
       return parseGrowth()
     case .errorClasses:
-      return parseNames(after: word).map(ArgumentSyntax.names)
+      return parseNames(after: word()).map(ArgumentSyntax.names)
     case .hook:
-      return parseName("a hook name", after: word, example: "refreshToken", acceptsTimeout: false)
-        .map(ArgumentSyntax.name)
+      let name = parseName(
+        "a hook name", after: word(), example: "refreshToken", acceptsTimeout: false)
+      return name.map(ArgumentSyntax.name)
     case .jitter:
       return parseJitter().map(ArgumentSyntax.jitter)
+    case .rate:
+      return parseRate(after: word())
     }
+  }
+
+  /// Parses a rate, `N/s` or `N/m`: a whole number, `/` and the period, three tokens.
+  mutating func parseRate(after word: @autoclosure () -> String) -> ArgumentSyntax? {
+    guard token.kind == .number, !token.hasFraction else {
+      if token.kind != .error { report(.expectedRate(after: word()), at: token.range) }
+      return nil
+    }
+    let digits = lexer.slice(token.start, token.end)
+    let count = Literals.integer(digits)
+    if count == nil { report(.numberTooLarge(text), at: token.range) }
+    let number = NumberLiteralSyntax(
+      digits: LiteralText(digits), value: count.map(Double.init), range: token.range)
+    advance()
+    guard token.kind == .slash else {
+      report(.missingRatePeriod(number.text), at: SourceRange(start: previousEnd, end: previousEnd))
+      return nil
+    }
+    advance()
+    guard token.kind == .word, let period = RatePeriod(rawValue: text) else {
+      if token.kind == .word {
+        report(.unknownRatePeriod(text), at: token.range)
+      } else if token.kind != .error {
+        report(.missingRatePeriod(number.text), at: token.range)
+      }
+      return nil
+    }
+    advance()
+    return .rate(number, per: period)
   }
 
   /// Parses `xF` or `+I`, at `x` or `+`.
@@ -210,18 +245,18 @@ extension PolicyParser {
     return parseDuration(after: "+").map(ArgumentSyntax.increment)
   }
 
-  /// Skips the words of `spec` that are keywords (`after` of `hedge`) and the values after
-  /// them, which would otherwise be read as clauses of their own.
-  mutating func skipWords(of spec: ClauseSpec) {
-    while let index = wordedArgument(of: spec, from: 0), spec.arguments[index].wordKeyword != nil {
+  /// Skips the words of a clause's `arguments` that are keywords (`after` of `hedge`) and the
+  /// values after them, which would otherwise be read as clauses of their own.
+  mutating func skipWords(of arguments: [ArgumentSpec]) {
+    while let index = wordedArgument(of: arguments, from: 0), arguments[index].wordKeyword != nil {
       advance()
       if token.kind == .number || token.kind == .duration { advance() }
     }
   }
 
   /// Parses the names of `on` or `except`.
-  mutating func parseNames(after keyword: String) -> [NameSyntax]? {
-    guard let first = parseClassName(after: keyword) else { return nil }
+  mutating func parseNames(after keyword: @autoclosure () -> String) -> [NameSyntax]? {
+    guard let first = parseClassName(after: keyword()) else { return nil }
     var names = [first]
     while token.kind == .comma {
       advance()
@@ -233,14 +268,14 @@ extension PolicyParser {
 
   /// Parses an error class: a name, or an HTTP status form (`503`, `5xx`), which the lexer
   /// reads as a number or as a number with the unit `xx`; the checker validates the form.
-  mutating func parseClassName(after keyword: String) -> NameSyntax? {
+  mutating func parseClassName(after keyword: @autoclosure () -> String) -> NameSyntax? {
     if token.kind == .number || (token.kind == .duration && isStatusClassUnit) {
       let name = NameSyntax(text: text, range: token.range)
       advance()
       return name
     }
     return parseName(
-      "an error class name", after: keyword, example: "serverError", acceptsTimeout: true)
+      "an error class name", after: keyword(), example: "serverError", acceptsTimeout: true)
   }
 
   /// Whether the duration token's unit is letters `x` only (`5xx`, `5XX`): a status class.
@@ -251,7 +286,8 @@ extension PolicyParser {
 
   /// Parses a name; `timeout` is also the built-in error class of that name.
   mutating func parseName(
-    _ kind: String, after keyword: String, example: String, acceptsTimeout: Bool
+    _ kind: String, after keyword: @autoclosure () -> String, example: String,
+    acceptsTimeout: Bool
   ) -> NameSyntax? {
     switch token.kind {
     case .word:
@@ -261,14 +297,14 @@ extension PolicyParser {
         return name
       }
       if token.keyword != nil {
-        report(.keywordIsNotAName(text, after: keyword), at: token.range)
+        report(.keywordIsNotAName(text, after: keyword()), at: token.range)
       } else {
         report(.invalidName(text), at: token.range)
       }
     case .error:
       break
     default:
-      report(.expectedName(kind, after: keyword, example: example), at: token.range)
+      report(.expectedName(kind, after: keyword(), example: example), at: token.range)
     }
     return nil
   }
@@ -302,7 +338,7 @@ extension PolicyParser {
     }
   }
 
-  mutating func parsePercent(after keyword: String) -> NumberLiteralSyntax? {
+  mutating func parsePercent(after keyword: @autoclosure () -> String) -> NumberLiteralSyntax? {
     switch token.kind {
     case .number:
       let number = parseNumber()
@@ -317,7 +353,7 @@ extension PolicyParser {
     case .error:
       return nil
     default:
-      report(.expectedPercent(after: keyword), at: token.range)
+      report(.expectedPercent(after: keyword()), at: token.range)
       return nil
     }
   }
@@ -336,7 +372,7 @@ extension PolicyParser {
   }
 
   /// Reads a duration where one is expected; nil (and a diagnostic) when there is none.
-  mutating func parseDuration(after keyword: String) -> DurationLiteralSyntax? {
+  mutating func parseDuration(after keyword: @autoclosure () -> String) -> DurationLiteralSyntax? {
     switch token.kind {
     case .duration:
       guard let unit = DurationUnit(lexer.slice(token.unitStart, token.end)) else {
@@ -370,7 +406,7 @@ extension PolicyParser {
     case .error:
       return nil
     default:
-      report(.expectedDuration(after: keyword), at: token.range)
+      report(.expectedDuration(after: keyword()), at: token.range)
       return nil
     }
   }

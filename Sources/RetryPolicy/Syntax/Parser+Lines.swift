@@ -21,6 +21,8 @@ extension PolicyParser {
       skipToClause()
     }
     clauses = []
+    // Room for the few clauses a line has, so that the array is not regrown as it fills.
+    clauses.reserveCapacity(PolicyParser.clausesPerLine)
     while !isAtLineEnd {
       guard token.kind == .word, let keyword = token.keyword, let clause = token.clause else {
         reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)
@@ -31,7 +33,7 @@ extension PolicyParser {
         report(.expectedRetry(before: keyword.rawValue), at: token.range)
         isStartDiagnosed = true
       }
-      if parseClause(keyword) {
+      if parseClause(clause) {
         clauseCount += 1
       } else {
         skipToClause()

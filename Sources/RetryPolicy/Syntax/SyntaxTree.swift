@@ -136,8 +136,11 @@ package struct ClauseSyntax: Sendable, Hashable {
   package var clause: Clause
   /// The value of the entry's first argument; most clauses have one argument, kept here.
   private var first: ArgumentSyntax?
+  /// The value of the entry's second argument: every clause but `breaker` and `limit` has at
+  /// most two (a backoff's growth, a hedge's delay, a throttle's window).
+  private var second: ArgumentSyntax?
   /// The values of the entry's other arguments, in order, without the omitted ones at the
-  /// end: a clause of one argument holds no array.
+  /// end: a clause of one or two arguments holds no array.
   private var rest: [ArgumentSyntax?] = []
   /// The range of the clause's keyword (`backoff`), where diagnostics about it point.
   package var keywordRange: SourceRange
@@ -162,26 +165,39 @@ package struct ClauseSyntax: Sendable, Hashable {
     }
   }
 
-  /// One value for each argument of the clause's entry (`clause.spec.arguments`), in the
-  /// entry's order; nil for an optional argument left out.
+  /// One value for each argument of the clause's entry (`clause.arguments`), in the entry's
+  /// order; nil for an optional argument left out.
   package var arguments: [ArgumentSyntax?] {
-    (0..<clause.spec.arguments.count).map(argument)
+    (0..<clause.arguments.count).map(argument)
   }
 
   /// The value of the argument at `index` of the clause's entry, if given.
   package func argument(_ index: Int) -> ArgumentSyntax? {
-    if index == 0 { return first }
-    return index - 1 < rest.count ? rest[index - 1] : nil
+    switch index {
+    case 0: first
+    case 1: second
+    default: index - 2 < rest.count ? rest[index - 2] : nil
+    }
+  }
+
+  /// Whether the argument at `index` of the clause's entry is given.
+  package func hasArgument(_ index: Int) -> Bool {
+    switch index {
+    case 0: first != nil
+    case 1: second != nil
+    default: index - 2 < rest.count && rest[index - 2] != nil
+    }
   }
 
   /// Sets the value of the argument at `index` of the clause's entry.
   package mutating func setArgument(_ value: ArgumentSyntax?, at index: Int) {
-    guard index > 0 else {
-      first = value
-      return
+    switch index {
+    case 0: first = value
+    case 1: second = value
+    default:
+      while rest.count < index - 1 { rest.append(nil) }
+      rest[index - 2] = value
     }
-    while rest.count < index { rest.append(nil) }
-    rest[index - 1] = value
   }
 
   /// The clause's keyword as written in the language, such as `backoff`.
@@ -200,10 +216,11 @@ package struct ClauseSyntax: Sendable, Hashable {
     if case .names(let names)? = argument(index) { names } else { [] }
   }
 
-  /// The number at `index` (a count, a percentage or a factor), if given.
+  /// The number at `index` (a count, a percentage, a factor or a rate's count), if given.
   package func number(_ index: Int) -> NumberLiteralSyntax? {
     switch argument(index) {
-    case .count(let number)?, .percent(let number)?, .factor(let number)?: number
+    case .count(let number)?, .percent(let number)?, .factor(let number)?, .rate(let number, _)?:
+      number
     case .word?, .duration?, .durations?, .increment?, .names?, .name?, .jitter?, nil: nil
     }
   }
@@ -231,6 +248,8 @@ package enum ArgumentSyntax: Sendable, Hashable {
   case name(NameSyntax)
   /// The argument of `jitter`.
   case jitter(JitterSyntax)
+  /// A rate: its count and its period, `50/s`.
+  case rate(NumberLiteralSyntax, per: RatePeriod)
 
   /// The value as written, as messages quote it: `1.5`, `5s`, `10` (a percentage without
   /// `%`), `serverError, 503`.
@@ -242,6 +261,7 @@ package enum ArgumentSyntax: Sendable, Hashable {
     case .durations(let literals): literals.map(\.text).joined(separator: ", ")
     case .names(let names): names.map(\.text).joined(separator: ", ")
     case .name(let name): name.text
+    case .rate(let number, let period): number.text + "/" + period.rawValue
     case .jitter(let jitter):
       switch jitter.kind {
       case .percent(let number): number.text
@@ -255,6 +275,22 @@ package enum ArgumentSyntax: Sendable, Hashable {
   /// A count's value as a whole number; nil for other values or one too large to read.
   package var wholeNumber: Int? {
     if case .count(let number) = self, let value = number.value { Int(exactly: value) } else { nil }
+  }
+}
+
+/// The period of a rate: `s` of `50/s`, `m` of `30/m`.
+package enum RatePeriod: String, Sendable, Hashable {
+  /// Per second: `/s`.
+  case second = "s"
+  /// Per minute: `/m`.
+  case minute = "m"
+
+  /// The period's length.
+  package var duration: Duration {
+    switch self {
+    case .second: .seconds(1)
+    case .minute: .seconds(60)
+    }
   }
 }
 

@@ -14,6 +14,8 @@ enum TokenKind: Sendable, Hashable {
   case comma
   /// `+`.
   case plus
+  /// `/`, between a rate's count and its period (`50/s`).
+  case slash
   /// `=`.
   case equals
   /// `{`.

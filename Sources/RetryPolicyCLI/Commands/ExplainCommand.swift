@@ -31,9 +31,9 @@ enum ExplainCommand: Subcommand {
       "honorsRetryAfter", "worstCaseTotal"}], "within", "timeout", "budget", "hedge":
       {"count", "after"} or null, "breaker": {"ratio", "window", "minimum", "open"} or null,
       "limit": {"max", "queue"} (for 'limit adaptive': {adaptive: {min, max}}) or null,
-      "throttle": {"factor", "window"} or null, "rate": null (a library RatePolicy: {perSecond,
-      burst}), "name", "policy"}. Durations are seconds. For 'retry forever' the schedule lists the
-      first 100 retries and "truncated" is true.
+      "throttle": {"factor", "window"} or null, "rate": {"perSecond", "burst"} or null, "name",
+      "policy"}. Durations are seconds. For 'retry forever' the schedule lists the first 100
+      retries and "truncated" is true.
       """,
     options: Options.optionSpecs,
     minimumArguments: 0, maximumArguments: nil, argumentName: "policy",

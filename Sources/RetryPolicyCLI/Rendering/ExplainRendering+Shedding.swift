@@ -33,8 +33,16 @@ extension ExplainRendering {
 
   /// The `rate` row.
   static func rateText(_ rate: RatePolicy) -> String {
-    "\(rate.count) attempts per \(rate.period.policyText), bursts of \(rate.burst); an attempt"
-      + " waits for its token, refused ('rateLimited') when it would come past 'within'"
+    let period =
+      switch rate.period {
+      case .seconds(1): "second"
+      case .seconds(60): "minute"
+      default: rate.period.policyText
+      }
+    let interval = (rate.period / Swift.max(rate.count, 1)).policyText
+    return "\(rate.count) attempts per \(period) (a token every \(interval)), bursts of"
+      + " \(rate.burst); an attempt waits for its token, refused ('rateLimited') when it would"
+      + " come past 'within'"
   }
 
   /// `"limit": {"max": N, "queue": M}` or `{"adaptive": {"min": A, "max": B}}`, or null.

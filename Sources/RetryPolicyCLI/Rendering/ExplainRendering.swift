@@ -188,6 +188,7 @@ package enum ExplainRendering {
       case .breaker: value = policy.breaker.map(breakerText)
       case .limit: value = policy.limit.map(limitText)
       case .throttle: value = policy.throttle.map(throttleText)
+      case .rate: value = policy.rate.map(rateText)
       // Rule clauses have the rules' rows.
       case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
         .honoringRetryAfter:
@@ -195,8 +196,6 @@ package enum ExplainRendering {
       }
       if let value { rows.append((clause.text, value)) }
     }
-    // `rate` is set through the library only (the language has no clause for it yet).
-    if let rate = policy.rate { rows.append(("rate", rateText(rate))) }
     return labeled(rows, indent: "")
   }
 
@@ -351,8 +350,7 @@ package enum ExplainRendering {
       case .limit: members.append(JSONMember("limit", limitJSON(policy.limit)))
       case .throttle:
         members.append(JSONMember("throttle", throttleJSON(policy.throttle)))
-        // Contract §14: `rate` follows, null when absent (set through the library only).
-        members.append(JSONMember("rate", rateJSON(policy.rate)))
+      case .rate: members.append(JSONMember("rate", rateJSON(policy.rate)))
       // Rule clauses are members of each rule's object.
       case .on, .except, .immediately, .delay, .backoff, .delays, .jitter, .max, .after,
         .honoringRetryAfter:

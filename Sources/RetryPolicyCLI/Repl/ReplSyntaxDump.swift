@@ -64,6 +64,8 @@ enum ReplSyntaxDump {
       case .increment(let literal): result.append("increment " + duration(literal))
       case .names(let names): result += names.map(name)
       case .name(let hook): result.append(name(hook))
+      case .rate(let number, let period):
+        result.append("rate \(number.text)/\(period.rawValue)  \(number.range)")
       case .jitter(let jitter):
         switch jitter.kind {
         case .percent(let number): result.append("percent \(number.text)%  \(jitter.range)")

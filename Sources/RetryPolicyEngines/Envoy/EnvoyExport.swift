@@ -117,7 +117,7 @@ package enum EnvoyExport {
                 "thresholds", .array([.object(limitThresholds(limit, queue: queue))]))
             ])))
       // HTTP filters (below).
-      case .throttle:
+      case .throttle, .rate:
         continue
       // The route's (above).
       case .within, .timeout, .hedge, .on, .except, .immediately, .delay, .backoff, .delays,

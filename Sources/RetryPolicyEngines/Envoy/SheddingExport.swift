@@ -99,7 +99,7 @@ extension EnvoyExport {
         "Envoy's local_ratelimit refuses a request that finds no token (429) instead of"
           + " waiting for one, and adds \(rate.count) tokens once per"
           + " \(rate.period.policyText) rather than one at a time",
-        at: locator.policy)
+        at: locator.policyWide(.rate))
       let enabled = JSONValue.object([
         JSONMember(
           "default_value",

@@ -28,6 +28,12 @@ extension GRPCExport {
           "gRPC's service config has no adaptive throttling ('retryThrottling' limits retries"
             + " only): 'throttle' is left out; keep an AdaptiveThrottle in the client",
           at: locator.policyWide(.throttle))
+      case .rate:
+        guard policy.rate != nil else { continue }
+        result.note(
+          "gRPC's service config has no rate limit: 'rate' is left out; keep a RateLimiter in"
+            + " the client",
+          at: locator.policyWide(.rate))
       // The method config (`methodConfig`): its timeout, retry or hedging policy.
       case .within, .timeout, .hedge: continue
       // `retryThrottling` (`throttlingValue`).

@@ -371,6 +371,8 @@ struct LanguageServerTests {
     #expect(Self.completion("policy p = retry 3 jitter ") == ["full", "equal", "decorrelated"])
     #expect(Self.completion("policy p = retry 3").isEmpty)
     #expect(Self.completion("policy p = retry 3 jitter 10") == ["10%"])
+    #expect(Self.completion("policy p = retry 3 rate 50") == ["50/s", "50/m"])
+    #expect(Self.completion("policy p = retry 3 rate 50/s ").first == "burst")
     #expect(Self.completion("policy p = retry 3 honoring ") == ["retry-after"])
     let clauses = Self.completion("policy p = retry 3 on a backoff 1s ")
     #expect(clauses.contains("jitter") && clauses.contains("within") && clauses.contains("max"))

@@ -19,13 +19,12 @@ struct ClauseCoverageTests {
       else { break }
       text.replaceSubrange(start.lowerBound...end, with: text[text.index(after: colon)..<end])
     }
-    switch clause {
-    case .jitter, .max: return "retry 3 delay 1s " + text
-    case .on, .except, .immediately, .delay, .backoff, .delays, .after, .honoringRetryAfter,
-      .within, .timeout, .budget, .hedge, .breaker, .limit, .throttle:
-      return "retry 3 " + text
-    }
+    return (clausesNeedingDelay.contains(clause) ? "retry 3 delay 1s " : "retry 3 ") + text
   }
+
+  /// The rule clauses that mean nothing without a delay (`jitter-without-delay`,
+  /// `cap-without-delay`); a new clause needs no edit here unless it is one of them.
+  static let clausesNeedingDelay: Set<Clause> = [.jitter, .max]
 
   /// The policy of `example(of:)` without the clause.
   static func withoutClause(_ clause: Clause) -> String {

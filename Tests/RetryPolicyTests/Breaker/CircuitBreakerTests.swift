@@ -290,4 +290,28 @@ struct CircuitBreakerTests {
     #expect(machine.attemptSucceeded(probe) == .transition(.closed))
     #expect(machine.attemptSucceeded(probe) == .none)
   }
+  @Test(
+    "a success is dated in the bucket a division gives, at every bucket's edge",
+    arguments: [
+      Duration.nanoseconds(1), .nanoseconds(7), .seconds(1), .milliseconds(29_999),
+      .seconds(30), .seconds(86_400),
+    ])
+  func bucketNumbersMatchDivision(window: Duration) {
+    let breaker = CircuitBreaker(clock: ManualClock())
+    let policy = CircuitBreakerPolicy(failurePercent: 50, window: window)
+    let width = max(
+      1,
+      Int64(window.components.seconds) * 100_000_000 + window.components.attoseconds
+        / 10_000_000_000)
+    _ = breaker.bucketNumber(at: 0, for: policy)  // sets the width
+    var nows: [Int64] = [0, 1, 2, Int64.max, Int64.max - 1, 1 << 50, (1 << 50) - 1, 1 << 62]
+    for bucket in [1, 2, 3, 10, 12_345, 9_876_543_210, 1 << 40] as [Int64] {
+      let (edge, overflow) = bucket.multipliedReportingOverflow(by: width)
+      guard !overflow, edge < Int64.max - 1 else { continue }
+      nows += [edge - 1, edge, edge + 1]
+    }
+    for now in nows {
+      #expect(breaker.bucketNumber(at: now, for: policy) == now / width, "now \(now)")
+    }
+  }
 }

@@ -188,4 +188,71 @@ struct RuntimeHedgeTests {
     #expect(value == 3)
     #expect(counter.withLock { $0 } == 3)
   }
+  @Test("run does not race a hedged policy's attempts, and its first event says so")
+  func runReportsHedgeNotApplied() async throws {
+    let clock = ManualClock()
+    let events = Log()
+    let calls = Locked(0)
+    var environment = RetryEnvironment(clock: clock)
+    environment.observer = { events.append(line($0)) }
+    let policy = try compile(policy: "retry 2 on serverError hedge 2 after 50ms")
+    let run = Task { [environment] in
+      try await policy.run(in: environment) {
+        let call = calls.withLock {
+          $0 += 1; return $0
+        }
+        if call == 1 {
+          try await clock.sleep(for: .seconds(1))
+          throw APIError.serverError(code: 503)
+        }
+        return call
+      }
+    }
+    await clock.waitForSleepers(count: 1)  // attempt 1 only: no hedge timer
+    clock.advance(by: .milliseconds(50))
+    #expect(clock.sleeperCount == 1)
+    #expect(calls.withLock { $0 } == 1)
+    clock.advance(by: .milliseconds(950))
+    #expect(try await run.value == 2)
+    #expect(events.entries.first == "hedge not applied 2")
+    #expect(events.entries.dropFirst().first == "start 1")
+    #expect(events.entries.filter { $0.hasPrefix("hedge") }.count == 1)
+    let text = RetryEvent.hedgeNotApplied(HedgePolicy(count: 2, delay: .milliseconds(50)))
+      .description
+    #expect(
+      text == "hedge 2 after 50ms not applied: the operation is not @Sendable, "
+        + "so attempts run one after another (runHedged races them)")
+  }
+
+  @Test("a policy without 'hedge' reports no hedge event")
+  func runWithoutHedgeReportsNothing() async throws {
+    let events = Log()
+    var environment = RetryEnvironment(clock: ManualClock())
+    environment.observer = { events.append(line($0)) }
+    let policy = try compile(policy: "retry 2")
+    _ = try await policy.run(in: environment) { 1 }
+    #expect(events.entries == ["start 1", "finish 1 waited 0.0 succeeded"])
+  }
+
+  @Test("runHedged takes an operation without its attempt, and races it")
+  func runHedgedWithoutAttempt() async throws {
+    let clock = ManualClock()
+    let calls = Locked(0)
+    let policy = try compile(policy: "retry 2 hedge 2 after 100ms")
+    let run = Task {
+      try await policy.runHedged(in: RetryEnvironment(clock: clock)) {
+        let call = calls.withLock {
+          $0 += 1; return $0
+        }
+        try await clock.sleep(for: .milliseconds(call == 1 ? 1000 : 50))
+        return call
+      }
+    }
+    await clock.waitForSleepers(count: 2)  // attempt 1 and the hedge timer
+    clock.advance(by: .milliseconds(100))
+    await clock.waitForSleepers(count: 3)  // attempts 1 and 2, the next timer
+    clock.advance(by: .milliseconds(50))
+    #expect(try await run.value == 2)
+    #expect(clock.sleeperCount == 0)
+  }
 }

@@ -78,4 +78,50 @@ struct RuntimeWaitTests {
     #expect(census.armed == 1)
     #expect(await eventually { census.live == 0 })
   }
+  @Test("waits on the process's timer heap end in deadline order")
+  func heapWaitsEndInOrder() async throws {
+    let census = SystemTimerCensus()
+    let log = Log()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for milliseconds in [6, 1, 3] {
+        group.addTask {
+          try await SystemTimerHeap.shared.sleep(
+            for: .milliseconds(milliseconds), census: census)
+          log.append("\(milliseconds)")
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(log.entries == ["1", "3", "6"])
+    #expect(census.armed == 3)
+    #expect(census.live == 0)
+  }
+
+  @Test("cancelled waits end at once, and the heap drops their entries")
+  func cancelledHeapWaitsAreFreed() async throws {
+    let census = SystemTimerCensus()
+    let waits = Task {
+      await withTaskGroup(of: Bool.self) { group in
+        for _ in 0..<300 {
+          group.addTask {
+            do {
+              try await SystemTimerHeap.shared.sleep(for: .seconds(3600), census: census)
+              return false
+            } catch {
+              return error is CancellationError
+            }
+          }
+        }
+        var cancelled = 0
+        for await wasCancelled in group where wasCancelled { cancelled += 1 }
+        return cancelled
+      }
+    }
+    #expect(await eventually { census.armed == 300 })
+    waits.cancel()
+    #expect(await waits.value == 300)
+    #expect(census.live == 0)
+    let (entries, waiting) = SystemTimerHeap.shared.counts
+    #expect(entries <= 2 * waiting + 64)
+  }
 }

@@ -183,5 +183,7 @@ func line(_ event: RetryEvent) -> String {
     "shed \(attempt) \(reason)"
   case .limitChanged(let attempt, let limit):
     "limit \(attempt) \(limit)"
+  case .hedgeNotApplied(let hedge):
+    "hedge not applied \(hedge.count)"
   }
 }

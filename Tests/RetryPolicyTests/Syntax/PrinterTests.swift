@@ -249,6 +249,7 @@ extension ArgumentSyntax {
     case .count(let number): .count(number.erasingRange)
     case .percent(let number): .percent(number.erasingRange)
     case .factor(let number): .factor(number.erasingRange)
+    case .rate(let number, let period): .rate(number.erasingRange, per: period)
     case .jitter(let jitter):
       switch jitter.kind {
       case .percent(let percent):

@@ -69,7 +69,7 @@ watcher.cancel()
 
 // RetryPolicyHTTP: requests to a port where nothing listens, one breaker per host.
 let http = try compile(policy: "retry 2 on transient immediately breaker 50% min 2 for 1s")
-let environment = RetryEnvironment(breakerGroup: hosts)
+let environment = RetryEnvironment().breakers(perHost: hosts)
 await withTaskGroup(of: Void.self) { group in
   for port in [9, 9, 19, 19, 29, 29, 39, 39] {
     group.addTask {

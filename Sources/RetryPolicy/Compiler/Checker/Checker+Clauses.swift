@@ -18,7 +18,8 @@ extension PolicyChecker {
     switch clause.clause {
     case .on, .except:
       let list = clause.names(0)
-      names += list
+      // The line's first list is shared, not copied.
+      if names.isEmpty { names = list } else { names += list }
       checkClasses(
         names[(names.count - list.count)...], isExcept: clause.clause == .except, at: place)
     case .immediately:
@@ -117,6 +118,16 @@ extension PolicyChecker {
             factor: factor, window: clause.duration(1)?.duration ?? ThrottlePolicy.defaultWindow)
         }
       }
+    case .rate:
+      if isFirst(.rate, at: place.keyword, after: rateClause) {
+        rateClause = place.keyword
+        if isInLimits, case .rate(let number, let period)? = clause.argument(0),
+          let count = number.value.flatMap({ Int(exactly: $0) })
+        {
+          rate = RatePolicy(
+            count: count, per: period.duration, burst: clause.argument(1)?.wholeNumber)
+        }
+      }
     }
   }
 
@@ -184,7 +195,8 @@ extension PolicyChecker {
         return nil
       }
       return .linear(initial, increment: increment)
-    case nil, .word?, .count?, .duration?, .durations?, .percent?, .names?, .name?, .jitter?:
+    case nil, .word?, .count?, .duration?, .durations?, .percent?, .names?, .name?, .jitter?,
+      .rate?:
       guard isInLimits, let initial = literal.duration else { return nil }
       return .exponential(initial, multiplier: 2)
     }

@@ -5,51 +5,51 @@ extension PolicyChecker {
   /// Checks every argument of `clause` against the limits of its entry; false when one is
   /// outside them, or could not be read (already reported).
   mutating func checkLimits(of clause: ClauseSyntax) -> Bool {
-    let spec = clause.clause.spec
+    let arguments = clause.clause.arguments
     var isInLimits = true
-    for (index, argument) in spec.arguments.enumerated() {
+    for index in arguments.indices where arguments[index].hasLimits {
       guard let value = clause.argument(index) else { continue }
-      if !checkLimits(value, argument.limits, of: spec.keyword.text) { isInLimits = false }
+      if !checkLimits(value, arguments[index], of: clause.clause.keyword) { isInLimits = false }
     }
     return isInLimits
   }
 
-  /// Checks one argument against `limits`; `keyword` is the clause's, as `zero-duration`
-  /// names it.
+  /// Checks one argument's value against the limits of its entry, `spec`; `keyword` is the
+  /// clause's, as `zero-duration` names it.
   private mutating func checkLimits(
-    _ value: ArgumentSyntax, _ limits: ArgumentLimits, of keyword: String
+    _ value: ArgumentSyntax, _ spec: ArgumentSpec, of keyword: Keyword
   ) -> Bool {
     switch value {
     case .word, .names, .name:
       return true
     case .duration(let literal):
-      return checkDuration(literal, limits, of: keyword, argument: value)
+      return checkDuration(literal, spec, of: keyword, argument: value)
     case .durations(let literals):
       var isInLimits = true
       for literal in literals
-      where !checkDuration(literal, limits, of: keyword, argument: .duration(literal)) {
+      where !checkDuration(literal, spec, of: keyword, argument: .duration(literal)) {
         isInLimits = false
       }
       return isInLimits
     case .increment(let literal):
       return checkDuration(literal, of: keyword, mustBePositive: false) != nil
     case .factor(let number):
-      guard case .decimals = limits.bounds else { return checkFactor(number) }
-      return checkNumber(number, limits, argument: value)
-    case .count(let number), .percent(let number):
-      return checkNumber(number, limits, argument: value)
+      guard case .decimals = spec.limits.bounds else { return checkFactor(number) }
+      return checkNumber(number, spec, argument: value)
+    case .count(let number), .percent(let number), .rate(let number, _):
+      return checkNumber(number, spec, argument: value)
     case .jitter(let syntax):
       guard case .percent(let number) = syntax.kind else { return true }
-      return checkNumber(number, limits, argument: .percent(number))
+      return checkNumber(number, spec, argument: .percent(number))
     }
   }
 
-  /// Checks a duration against `limits`.
+  /// Checks a duration against the limits of `spec`.
   private mutating func checkDuration(
-    _ literal: DurationLiteralSyntax, _ limits: ArgumentLimits, of keyword: String,
-    argument: ArgumentSyntax
+    _ literal: DurationLiteralSyntax, _ spec: ArgumentSpec, of keyword: Keyword,
+    argument: @autoclosure () -> ArgumentSyntax
   ) -> Bool {
-    switch limits.bounds {
+    switch spec.limits.bounds {
     case .duration(let allowsZero):
       return checkDuration(literal, of: keyword, mustBePositive: !allowsZero) != nil
     case .durations(let range):
@@ -58,7 +58,7 @@ extension PolicyChecker {
         return false
       }
       guard range.contains(duration) else {
-        reportOutOfRange(argument, limits, at: literal.range)
+        reportOutOfRange(argument(), spec.limits, at: literal.range)
         return false
       }
       return true
@@ -67,16 +67,17 @@ extension PolicyChecker {
     }
   }
 
-  /// Checks a count or a percentage against `limits`, as written.
+  /// Checks a count or a percentage against the limits of `spec`, as written.
   private mutating func checkNumber(
-    _ number: NumberLiteralSyntax, _ limits: ArgumentLimits, argument: ArgumentSyntax
+    _ number: NumberLiteralSyntax, _ spec: ArgumentSpec,
+    argument: @autoclosure () -> ArgumentSyntax
   ) -> Bool {
     guard let value = number.value else {
       isIncomplete = true
       return false
     }
     let isInLimits: Bool
-    switch limits.bounds {
+    switch spec.limits.bounds {
     case .any, .duration, .durations: isInLimits = true
     case .wholeNumbers(let range): isInLimits = Int(exactly: value).map(range.contains) ?? false
     case .percentAboveZero: isInLimits = Self.isPercentInRange(number.digits, value: value)
@@ -87,7 +88,7 @@ extension PolicyChecker {
         && Literals.order(of: number.digits, value: value, comparedWith: range.lowerBound) != .below
         && Literals.order(of: number.digits, value: value, comparedWith: range.upperBound) != .above
     }
-    if !isInLimits { reportOutOfRange(argument, limits, at: number.range) }
+    if !isInLimits { reportOutOfRange(argument(), spec.limits, at: number.range) }
     return isInLimits
   }
 

@@ -177,7 +177,7 @@ extension PolicyChecker {
 
   /// Checks a duration against the limits; nil when it is wrong or was unreadable.
   mutating func checkDuration(
-    _ literal: DurationLiteralSyntax, of keyword: String, mustBePositive: Bool
+    _ literal: DurationLiteralSyntax, of keyword: Keyword, mustBePositive: Bool
   ) -> Duration? {
     guard let duration = literal.duration else {
       isIncomplete = true
@@ -195,7 +195,7 @@ extension PolicyChecker {
       return nil
     }
     if duration < .zero || (mustBePositive && duration == .zero) {
-      report(.zeroDuration(keyword), at: literal.range)
+      report(.zeroDuration(keyword.text), at: literal.range)
       return nil
     }
     return duration

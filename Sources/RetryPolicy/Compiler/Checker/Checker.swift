@@ -63,6 +63,9 @@ struct PolicyChecker {
   /// The range of the first `throttle` keyword.
   var throttleClause: SourceRange?
   var throttle: ThrottlePolicy?
+  /// The range of the first `rate` keyword.
+  var rateClause: SourceRange?
+  var rate: RatePolicy?
   /// The rule clauses that have no meaning under `hedge`, reported when the policy has it:
   /// their keywords (`honoring` for `honoring retry-after`) and ranges, plain data.
   var hedgeConflicts = HedgeConflicts()
@@ -110,6 +113,8 @@ struct PolicyChecker {
     limit = nil
     throttleClause = nil
     throttle = nil
+    rateClause = nil
+    rate = nil
     if hedgeConflicts.count > 0 { hedgeConflicts.removeAll() }
     if !foreverCounts.isEmpty { foreverCounts.removeAll(keepingCapacity: true) }
     catchAllLine = nil
@@ -139,7 +144,8 @@ struct PolicyChecker {
   mutating func check(_ line: LineSyntax) {
     beginLine(head: line.head)
     var names: [NameSyntax] = []
-    for clause in line.clauses { check(clause, names: &names) }
+    // Each clause is read in place, not copied out of the array.
+    for index in line.clauses.indices { check(line.clauses[index], names: &names) }
     endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
   }
 
@@ -154,7 +160,7 @@ struct PolicyChecker {
     return CompiledPolicy(
       name: name, rules: rules, deadline: deadline, attemptTimeout: attemptTimeout,
       budgetRatio: budgetRatio, hedge: hedge, breaker: breaker, limit: limit,
-      throttle: throttle)
+      throttle: throttle, rate: rate)
   }
 
   // MARK: Lines

@@ -52,8 +52,9 @@ public final class CircuitBreaker: Sendable {
   }
 
   /// The fast paths' view of the state, kept beside the state machine.
-  private enum Mode {
-    static let closed = 0
+  @usableFromInline
+  enum Mode {
+    @inlinable static var closed: Int { 0 }
     /// Open until ``openUntil``.
     static let open = 1
     /// Half-open: every request takes the lock.
@@ -71,8 +72,11 @@ public final class CircuitBreaker: Sendable {
   private let window = CircuitBreakerWindow()
   /// The width of a bucket in nanoseconds, set by the first policy that uses the breaker.
   private let bucketWidth = Atomic<Int64>(0)
+  /// The bits of `1 / width` as a `Double`, set after ``bucketWidth`` (0 until then): dating
+  /// an attempt multiplies by it instead of dividing.
+  private let inverseWidth = Atomic<UInt64>(0)
   /// One of ``Mode``'s values.
-  private let mode = Atomic<Int>(Mode.closed)
+  @usableFromInline let mode = Atomic<Int>(Mode.closed)
   /// While the mode is open: the end of the open time, in nanoseconds since the breaker was
   /// made.
   private let openUntil = Atomic<Int64>(0)
@@ -174,7 +178,14 @@ public final class CircuitBreaker: Sendable {
   package func counts(
     for policy: CircuitBreakerPolicy
   ) -> (attempts: Int, failures: Int) {
-    window.totals(atBucket: currentNow() / width(for: policy))
+    window.totals(atBucket: bucket(at: currentNow(), for: policy))
+  }
+
+  /// Whether the circuit is closed now, read without a lock: the first attempt of a run with
+  /// no observer then needs no permit, and its success only counts in the window.
+  @inlinable
+  package var isClosedNow: Bool {
+    mode.load(ordering: .relaxed) == Mode.closed
   }
 
   /// Asks whether the first attempt of a run with no observer may start: returns its permit,
@@ -234,7 +245,7 @@ public final class CircuitBreaker: Sendable {
     _ permit: CircuitBreakerStateMachine.Permit, policy: CircuitBreakerPolicy,
     on runClock: (any Clock<Duration>)? = nil
   ) -> CircuitBreakerStateMachine.Transition? {
-    window.record(.success, inBucket: now(on: runClock) / width(for: policy))
+    window.record(.success, inBucket: bucket(at: now(on: runClock), for: policy))
     guard permit.isProbe else { return nil }
     return closeAfterProbe(permit)
   }
@@ -259,7 +270,7 @@ public final class CircuitBreaker: Sendable {
     on runClock: (any Clock<Duration>)? = nil
   ) -> CircuitBreakerStateMachine.Transition? {
     let now = now(on: runClock)
-    let bucket = now / width(for: policy)
+    let bucket = bucket(at: now, for: policy)
     window.record(.failure, inBucket: bucket)
     // Only a closed circuit or the probe acts on a failure: a late one only counts.
     guard permit.isProbe || mode.load(ordering: .relaxed) == Mode.closed else { return nil }
@@ -282,6 +293,29 @@ public final class CircuitBreaker: Sendable {
     }
   }
 
+  /// The number of the bucket that `now` falls in, for `policy`'s window: `now / width`,
+  /// computed by a multiplication and an exact correction, as a division costs more than
+  /// the rest of dating a success.
+  @inline(__always)
+  private func bucket(at now: Int64, for policy: CircuitBreakerPolicy) -> Int64 {
+    let width = width(for: policy)
+    let inverse = Double(bitPattern: inverseWidth.load(ordering: .relaxed))
+    let estimate = Double(now) * inverse
+    // Before the inverse is set, or for a quotient of 2^50 or more: divide.
+    guard inverse > 0, estimate < 0x1p50 else { return now / width }
+    // Below 2^50 the estimate is at most one off, so one step corrects it.
+    // The remainder then lies in -width ..< 2 × width, so wrapping arithmetic gives it exactly.
+    let bucket = Int64(estimate)
+    let remainder = now &- bucket &* width
+    if remainder < 0 { return bucket &- 1 }
+    return remainder >= width ? bucket &+ 1 : bucket
+  }
+
+  /// ``bucket(at:for:)``, for tests.
+  package func bucketNumber(at now: Int64, for policy: CircuitBreakerPolicy) -> Int64 {
+    bucket(at: now, for: policy)
+  }
+
   /// The bucket width for `policy`: a tenth of the window of the first policy that used the
   /// breaker, at least a nanosecond.
   @inline(__always)
@@ -297,7 +331,9 @@ public final class CircuitBreaker: Sendable {
       1, CircuitBreakerClock.nanoseconds(policy.window) / Int64(CircuitBreakerWindow.bucketCount))
     let (exchanged, original) = bucketWidth.compareExchange(
       expected: 0, desired: wanted, ordering: .relaxed)
-    return exchanged ? wanted : original
+    let width = exchanged ? wanted : original
+    inverseWidth.store((1 / Double(width)).bitPattern, ordering: .relaxed)
+    return width
   }
 
   /// Mirrors `state` in the atomics the fast paths read; called with the lock held.

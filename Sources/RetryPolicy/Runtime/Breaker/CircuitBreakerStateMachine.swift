@@ -35,16 +35,17 @@ package struct CircuitBreakerStateMachine: Sendable, Hashable {
   @usableFromInline
   package struct Permit: Sendable, Hashable {
     /// The probe's number, or 0 for an attempt of a closed circuit.
-    package var probe: UInt64
+    @usableFromInline package var probe: UInt64
 
     /// The permit of probe number `probe`, or of an attempt of a closed circuit for 0.
+    @inlinable
     package init(probe: UInt64) {
       self.probe = probe
     }
 
     /// An attempt of a closed circuit.
-    @usableFromInline
-    package static let normal = Permit(probe: 0)
+    @inlinable
+    package static var normal: Permit { Permit(probe: 0) }
 
     /// Whether the attempt is the half-open probe.
     package var isProbe: Bool { probe != 0 }

@@ -13,13 +13,15 @@ import Synchronization
 /// 100 ms buckets).
 struct CircuitBreakerWindow: Sendable {
   /// The buckets of a window.
-  static let bucketCount = 10
+  static var bucketCount: Int { 10 }
   /// The stripes of counters: a power of two.
-  static let stripeCount = 8
+  static var stripeCount: Int { 8 }
   /// The counters of one stripe: the successes at 0 ..< 10, the failures at 10 ..< 20.
-  private static let stripeStride = 20
-  private static let failureOffset = 10
-  private static let countMask: UInt64 = 0xFFFF_FFFF
+  // Computed constants, not stored ones: each folds into the code (a stored one is read,
+  // and `% bucketCount` then divides).
+  private static var stripeStride: Int { 20 }
+  private static var failureOffset: Int { 10 }
+  private static var countMask: UInt64 { 0xFFFF_FFFF }
 
   /// One counter: an atomic in an object of its own, padded to a cache line, so that
   /// counters of different stripes never share one (no unsafe pointers are needed to keep an

@@ -1,8 +1,8 @@
 /// A run's side of its policy's shedding stages: `throttle` and `limit`, asked after the
 /// breaker and before the budget (``RunStage/beforeAttempt``).
 ///
-/// The state is the host's: process-wide objects kept per policy value (see
-/// <doc:ProcessWideState>), as the default budgets and breakers are. A limit's slot is held
+/// The state is the host's, kept in a ``RetryStateRegistry`` with the budgets and breakers
+/// (the process-wide one, per policy value, when the environment gives none). A limit's slot is held
 /// from the attempt's start to its end, however it ends; the throttle counts every attempt
 /// asked for, and an accept for each success or error no rule matches.
 @usableFromInline
@@ -14,14 +14,14 @@ package struct RunShedding: Sendable {
   /// The slot of the attempt under way.
   private var permit: ConcurrencyLimiter.Permit?
 
-  /// The shedding of `policy`, nil when it has neither `throttle` nor `limit`.
-  package init?(policy: borrowing CompiledPolicy) {
+  /// The shedding of `policy` over its shared `state`, nil when it has neither `throttle`
+  /// nor `limit`.
+  package init?(policy: borrowing CompiledPolicy, state: PolicyState) {
     guard policy.throttle != nil || policy.limit != nil else { return nil }
-    let copy = copy policy
     throttlePolicy = policy.throttle
     limitPolicy = policy.limit
-    throttle = policy.throttle == nil ? nil : AdaptiveThrottle.standard(for: copy)
-    limiter = policy.limit == nil ? nil : ConcurrencyLimiter.standard(for: copy)
+    throttle = state.throttle
+    limiter = state.limiter
   }
 
   /// Asks the throttle; returns its refusal, nil when the attempt may go on.
@@ -60,23 +60,5 @@ package struct RunShedding: Sendable {
   /// Counts an accept for the throttle: a success, or an error no rule matches.
   package func recordAccept() {
     throttle?.recordAccept()
-  }
-}
-
-extension AdaptiveThrottle {
-  private static let byPolicy = ProcessWideTable<CompiledPolicy, AdaptiveThrottle>()
-
-  /// The throttle of a run of `policy`: one per policy value for the process.
-  package static func standard(for policy: CompiledPolicy) -> AdaptiveThrottle {
-    byPolicy.value(for: policy) { AdaptiveThrottle() }
-  }
-}
-
-extension ConcurrencyLimiter {
-  private static let byPolicy = ProcessWideTable<CompiledPolicy, ConcurrencyLimiter>()
-
-  /// The limiter of a run of `policy`: one per policy value for the process.
-  package static func standard(for policy: CompiledPolicy) -> ConcurrencyLimiter {
-    byPolicy.value(for: policy) { ConcurrencyLimiter() }
   }
 }

@@ -91,7 +91,7 @@ package struct RunRecorder: Sendable {
     case .finished(let summary):
       finished(summary.outcome, attempts: summary.attempts, at: nanoseconds)
     case .retryScheduled, .attemptRefused, .circuitOpened, .circuitHalfOpened, .circuitClosed,
-      .attemptShed, .limitChanged:
+      .attemptShed, .limitChanged, .hedgeNotApplied:
       break
     }
   }

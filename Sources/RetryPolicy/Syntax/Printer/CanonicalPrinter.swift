@@ -111,6 +111,7 @@ package enum CanonicalPrinter {
     case .increment(let increment): "+\(print(increment))"
     case .names(let names): names.map(\.text).joined(separator: ", ")
     case .name(let name): name.text
+    case .rate(let number, let period): "\(normalizedNumber(number.text))/\(period.rawValue)"
     case .jitter(let jitter):
       switch jitter.kind {
       case .percent(let percent): "\(normalizedNumber(percent.text))%"
