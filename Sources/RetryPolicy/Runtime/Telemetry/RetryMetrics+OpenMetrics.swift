@@ -18,7 +18,7 @@ extension RetryMetrics {
     let totals = policies().map(PolicyTotals.init)
     var writer = OpenMetricsWriter(capacity: 256 + totals.count * 4096, isOpenMetrics: true)
     writer.write(totals)
-    return writer.text
+    return writer.finish()
   }
 
   /// The content type of ``openMetricsText()``, for the response's `Content-Type` header.
@@ -35,7 +35,7 @@ extension RetryMetrics {
     let totals = policies().map(PolicyTotals.init)
     var writer = OpenMetricsWriter(capacity: 256 + totals.count * 4096, isOpenMetrics: false)
     writer.write(totals)
-    return writer.text
+    return writer.finish()
   }
 
   /// The content type of ``prometheusText()``.
@@ -43,18 +43,19 @@ extension RetryMetrics {
 }
 
 /// Writes the OpenMetrics text of policies' totals into bytes, or Prometheus' classic text.
-struct OpenMetricsWriter {
+struct OpenMetricsWriter: ~Copyable {
   typealias Offset = PolicyMetrics.Offset
-  private var bytes: [UInt8] = []
+  private var bytes: ByteBuffer
   /// OpenMetrics 1.0; else the classic text format 0.0.4.
   private let isOpenMetrics: Bool
 
   init(capacity: Int, isOpenMetrics: Bool) {
-    bytes.reserveCapacity(capacity)
+    bytes = ByteBuffer(capacity: capacity)
     self.isOpenMetrics = isOpenMetrics
   }
 
-  var text: String { String(decoding: bytes, as: UTF8.self) }
+  /// The text written.
+  func finish() -> String { bytes.finish() }
 
   /// Appends `value` escaped as a label value: `\` as `\\`, `"` as `\"`, a line feed as `\n`.
   static func appendEscaped(_ value: String, to bytes: inout [UInt8]) {
@@ -197,27 +198,7 @@ struct OpenMetricsWriter {
   /// A count in decimal.
   @inline(__always)
   private mutating func append(_ value: UInt64) {
-    guard value >= 10 else {
-      bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
-      return
-    }
-    var digits = 0
-    var rest = value
-    while rest > 0 {
-      digits &+= 1
-      rest /= 10
-    }
-    let start = bytes.count
-    bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-    bytes.withUnsafeMutableBufferPointer { buffer in
-      var rest = value
-      var index = start &+ digits
-      while rest > 0 {
-        index &-= 1
-        buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-        rest /= 10
-      }
-    }
+    bytes.appendDecimal(value)
   }
 
   /// Nanoseconds as seconds with up to nine decimals: `0.25`, `3.0`.
@@ -291,5 +272,84 @@ struct OpenMetricsPieces: @unchecked Sendable {
     let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: text.utf8.count)
     _ = buffer.initialize(from: text.utf8)
     return UnsafeBufferPointer(buffer)
+  }
+}
+
+/// The bytes of an exposition, in one buffer that grows by doubling: an append is a copy
+/// after one comparison, and the text is made from it once.
+struct ByteBuffer: ~Copyable {
+  private var base: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private(set) var count = 0
+
+  init(capacity: Int) {
+    self.capacity = max(capacity, 64)
+    base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+  }
+
+  /// Makes room for `extra` more bytes.
+  @inline(__always)
+  private mutating func reserve(_ extra: Int) {
+    guard count &+ extra > capacity else { return }
+    grow(to: count &+ extra)
+  }
+
+  @inline(never)
+  private mutating func grow(to needed: Int) {
+    var larger = capacity
+    while larger < needed { larger &*= 2 }
+    let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+    moved.update(from: base, count: count)
+    base.deallocate()
+    base = moved
+    capacity = larger
+  }
+
+  @inline(__always)
+  mutating func append(_ byte: UInt8) {
+    reserve(1)
+    base[count] = byte
+    count &+= 1
+  }
+
+  @inline(__always)
+  mutating func append(contentsOf piece: UnsafeBufferPointer<UInt8>) {
+    guard let source = piece.baseAddress else { return }
+    reserve(piece.count)
+    (base + count).update(from: source, count: piece.count)
+    count &+= piece.count
+  }
+
+  mutating func append(contentsOf text: String.UTF8View) {
+    for byte in text { append(byte) }
+  }
+
+  /// `value` in decimal.
+  @inline(__always)
+  mutating func appendDecimal(_ value: UInt64) {
+    var digits = 1
+    var rest = value / 10
+    while rest > 0 {
+      digits &+= 1
+      rest /= 10
+    }
+    reserve(digits)
+    var index = count &+ digits
+    rest = value
+    repeat {
+      index &-= 1
+      base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+      rest /= 10
+    } while rest > 0
+    count &+= digits
+  }
+
+  deinit {
+    base.deallocate()
+  }
+
+  /// The bytes as text.
+  func finish() -> String {
+    String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
   }
 }
