@@ -12,8 +12,9 @@ rejected) into RouteAction, RetryPolicy, CircuitBreakers and OutlierDetection fr
 the load-shedding parts (issue 34, contract §14) too: `limit N queue M` as CircuitBreakers
 thresholds, and each entry of `http_filters` as an HttpFilter whose typed_config (an Any, by
 its @type) is AdaptiveConcurrency, AdmissionControl or LocalRateLimit, with their values checked
-against the clauses (`rate` from .ci/engines/local-ratelimit.json, the export of a rate set
-through the library, which a Swift test keeps equal to the export's bytes). Every sample
+against the clauses (`rate N/s` and `rate N/m` exported from policy text, and
+.ci/engines/local-ratelimit.json, the export of a rate set through the library, which a Swift
+test keeps equal to the export's bytes). Every sample
 exports to both engines; the script prints which exports are exact and which warn.
 """
 
@@ -336,7 +337,18 @@ def check_shedding():
         expect(policy, "aggression", admission.aggression.default_value, 1)
         expect(policy, "max_rejection_probability %",
                admission.max_rejection_probability.default_value.value, 100)
-    # `rate` (library only): the export a Swift test keeps equal to this file's bytes.
+    # `rate N/s`, `rate N/m`: the token bucket holds `burst` and gains perSecond × interval
+    # each fill_interval (1s or 60s).
+    for policy in ["retry 3 on serverError rate 50/s burst 80", "retry 2 rate 30/m",
+                   "retry 3 limit 4 queue 2 throttle x2 rate 1000000/s burst 1000000 within 5s"]:
+        rate = explained(policy)["rate"]
+        bucket = check_envoy([policy], policy)["envoy.filters.http.local_ratelimit"].token_bucket
+        interval = bucket.fill_interval.ToTimedelta().total_seconds()
+        expect(policy, "max_tokens", bucket.max_tokens, rate["burst"])
+        expect(policy, "tokens_per_fill", bucket.tokens_per_fill.value,
+               round(rate["perSecond"] * interval))
+        expect(policy, "fill_interval", interval, 60.0 if "/m" in policy else 1.0)
+    # `rate` set through the library: the export a Swift test keeps equal to this file's bytes.
     with open(".ci/engines/local-ratelimit.json", encoding="utf-8") as file:
         label = "rate 50/s burst 80 (through the library)"
         bucket = parse_envoy(json.load(file), label)[

@@ -17,8 +17,7 @@ package enum StormRefusal: Int, Sendable, Hashable, CaseIterable {
     case .breaker: Keyword.breaker.text
     case .limit: Keyword.limit.text
     case .throttle: Keyword.throttle.text
-    // `rate` has no clause of the language yet.
-    case .rate: String(describing: self)
+    case .rate: Keyword.rate.text
     }
   }
 }

@@ -201,7 +201,8 @@ struct StormEngine {
     if !isFastPath {
       var started = makeRun(index: index, client: client, attempts: 0)
       do {
-        try started.startAttempt(in: environment, elapsed: .zero)
+        // The storm's runs ask no shedding stage (it keeps its own): they never wait here.
+        _ = try started.startAttempt(in: environment, elapsed: .zero)
       } catch {
         if started.wasRefused { countRefusal(.breaker, at: now, isCounted: isCounted) }
         return
@@ -376,7 +377,7 @@ struct StormEngine {
 
   mutating func retry(slot: Int32, at now: Int64, arrival: Int64) throws(StormSimulationError) {
     do {
-      try requests[Int(slot)].run.startAttempt(
+      _ = try requests[Int(slot)].run.startAttempt(
         in: environment, elapsed: .nanoseconds(now - arrival))
     } catch {
       if requests[Int(slot)].run.wasRefused {

@@ -237,7 +237,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
           breaker?.recordNeither(nextPermit)
           return .budgetExhausted
         }
-      case .throttle, .limit:
+      case .throttle, .rate, .limit:
         // Not applied to hedged runs yet: the hedging driver runs attempts concurrently
         // (issue 34 leaves it to a later change).
         continue

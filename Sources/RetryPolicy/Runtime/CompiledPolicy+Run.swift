@@ -44,7 +44,7 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil {
+    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil, rate == nil {
       if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
         if !circuitBreaker.isClosedNow { permit = try circuitBreaker.admitFirstAttempt() }
         do {
@@ -60,6 +60,17 @@ extension CompiledPolicy {
         } catch {
           firstFailure = error
         }
+      }
+    } else if let limiter = countedLimiter(in: .standard), let clause = limit {
+      // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
+      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        limiter.releaseCounted()
+        return value
+      } catch {
+        limiter.releaseCounted()
+        firstFailure = error
       }
     } else {
       firstFailure = nil
@@ -102,7 +113,7 @@ extension CompiledPolicy {
     }
     let firstFailure: (any Error)?
     var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil,
+    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil, rate == nil,
       !environment.isObserved
     {
       if let clause = breaker {
@@ -131,7 +142,21 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
+    } else if !environment.isObserved, let limiter = countedLimiter(in: environment),
+      let clause = limit
+    {
+      // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
+      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        limiter.releaseCounted()
+        return value
+      } catch {
+        limiter.releaseCounted()
+        firstFailure = error
+      }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
+      rate == nil,
       environment.observer == nil, let counters = environment.metrics?.counters(named: name)
     {
       guard environment.isContinuousClock else {
@@ -305,7 +330,9 @@ extension CompiledPolicy {
       try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }
     while true {
-      try run.startAttempt(in: environment)
+      if let wait = try run.startAttempt(in: environment) {
+        try await run.admit(after: wait, in: environment, on: clock)
+      }
       do {
         let value = try await attempt(run.attempts, isolation: isolation, operation)
         run.finishSucceeded(in: environment)
@@ -372,7 +399,9 @@ extension CompiledPolicy {
   ) async throws -> Success {
     var run = RetryRun(policy: self, environment: environment, clock: clock)
     run.retryRefusal = reason
-    try run.startAttempt(in: environment)
+    if let wait = try run.startAttempt(in: environment) {
+      try await run.admit(after: wait, in: environment, on: clock)
+    }
     do {
       let value: Success
       if let limit = attemptTimeout {

@@ -46,8 +46,9 @@ public enum RetryEvent: Sendable {
   case circuitHalfOpened(attempt: Int)
   /// Attempt `attempt`, the probe, succeeded: the circuit is closed and its window cleared.
   case circuitClosed(attempt: Int)
-  /// Attempt `attempt` was not made: the policy's `throttle` (`reason` ``RetryStopReason/throttled``)
-  /// or `limit` (``RetryStopReason/limitExceeded``) refused it.
+  /// Attempt `attempt` was not made: the policy's `throttle` (`reason`
+  /// ``RetryStopReason/throttled``), `rate` (``RetryStopReason/rateLimited``) or `limit`
+  /// (``RetryStopReason/limitExceeded``) refused it.
   case attemptShed(attempt: Int, reason: RetryStopReason)
   /// When attempt `attempt` ended, the policy's adaptive limit changed to `limit`.
   case limitChanged(attempt: Int, limit: Int)
@@ -132,6 +133,9 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   case throttled
   /// The policy's concurrency limit (`limit`) refused the next attempt.
   case limitExceeded
+  /// The policy's rate limit (`rate`) refused the next attempt: its token would come past
+  /// `within`.
+  case rateLimited
 
   /// A short phrase such as `retries exhausted`.
   public var description: String {
@@ -147,6 +151,7 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case .circuitOpen: "circuit open"
     case .throttled: "throttled"
     case .limitExceeded: "limit exceeded"
+    case .rateLimited: "rate limited"
     }
   }
 }

@@ -1,5 +1,5 @@
-// The parts of a run's start that read the environment: its shared state, its metrics, its
-// stopwatch, and the report that a hedged policy is not raced.
+// The parts of a run's start that read the environment (its shared state, its metrics, its
+// stopwatch, the report that a hedged policy is not raced), and the small types a run keeps.
 
 extension RetryRun {
   /// Starts a run whose shared state (budget, breaker, limit, throttle, rate) is found in
@@ -32,9 +32,52 @@ extension RetryRun {
     recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker, timingSince: start)
   }
 
+  /// Counts the tokens of `rate` on `clock`, the run's.
+  @usableFromInline
+  mutating func bindRate<C: Clock<Duration>>(to clock: C) {
+    shedding?.bindRate(to: clock)
+  }
+
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
   @usableFromInline
   mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
     stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
+}
+
+/// A random source of any type, as one concrete type: the state machine's draws are
+/// specialized for it, and only ``next()`` is a dynamic call.
+struct RandomSource: RandomNumberGenerator, Sendable {
+  var base: any RandomNumberGenerator & Sendable
+
+  @inline(__always)
+  mutating func next() -> UInt64 {
+    base.next()
+  }
+}
+
+/// The time since a run started, on the run's clock.
+protocol RunStopwatch: Sendable {
+  /// The time since the start.
+  func elapsed() -> Duration
+}
+
+/// A ``RunStopwatch`` on a clock of type `C`: its instants never leave it.
+struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
+  let clock: C
+  let start: C.Instant
+
+  func elapsed() -> Duration {
+    start.duration(to: clock.now)
+  }
+}
+
+/// What a run waits for before its next attempt: a delay on its clock, then a hook; with
+/// neither, a yield of the thread.
+@usableFromInline
+package struct RetryWait: Sendable {
+  /// The delay to sleep first; zero for none.
+  @usableFromInline package var delay: Duration
+  /// The hook to run after the delay.
+  @usableFromInline package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
 }

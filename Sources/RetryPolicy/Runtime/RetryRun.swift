@@ -23,7 +23,8 @@ package struct RetryRun: Sendable {
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
   var circuit: RunCircuit?
-  /// The throttle and limit each attempt asks after the breaker, when the policy has them.
+  /// The throttle, rate and limit each attempt asks after the breaker, when the policy has
+  /// them.
   var shedding: RunShedding?
   /// When the run started, on the run's clock; kept only when `within` or an observer needs
   /// the elapsed time, so that other runs never read the clock.
@@ -33,14 +34,14 @@ package struct RetryRun: Sendable {
   private var episodeStart: Duration = .zeroInline
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
-  private var pendingError: (any Error)?
+  private(set) var pendingError: (any Error)?
   /// Whether the next attempt is the first of its run, which deposits into the budget
   /// instead of withdrawing.
   private var isFirstOfEpisode: Bool
   /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
-  package private(set) var totalDelay: Duration = .zeroInline
+  package internal(set) var totalDelay: Duration = .zeroInline
   /// Why this run may make no retry, when it may not (`notIdempotent`: a request
   /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
   /// this reason, after the breaker and the budget counted it as any failure.
@@ -76,6 +77,7 @@ package struct RetryRun: Sendable {
         into: metrics, policy: policy,
         timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil)
     }
+    if policy.rate != nil { bindRate(to: clock) }
     // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
     // a hedged policy says so rather than dropping `hedge` silently.
     if isObserved, let hedge = policy.hedge { Self.reportNotHedging(hedge, in: environment) }
@@ -126,13 +128,26 @@ package struct RetryRun: Sendable {
   /// Every method takes the run's environment, the one it started with, which the run borrows
   /// instead of keeping a copy. `elapsed`, when given, is the time since the run started on
   /// the caller's virtual time, instead of the run's stopwatch.
+  ///
+  /// It returns nil once the attempt started, else what it waits for first (a token of
+  /// `rate`, a slot in line): the driver then calls ``admit(after:in:on:)``.
   @usableFromInline
   package mutating func startAttempt(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
-  ) throws {
+  ) throws -> AdmissionWait? {
+    try admit(from: 0, in: environment, elapsed: given)
+  }
+
+  /// Asks the stages from index `first` of ``RunStage/beforeAttempt``, then starts the attempt.
+  mutating func admit(
+    from first: Int, in environment: borrowing RetryEnvironment, elapsed given: Duration?
+  ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
     // ends the run, and a stage that spends comes after every stage that may refuse.
-    for stage in RunStage.beforeAttempt {
+    var index = first
+    while index < RunStage.beforeAttempt.count {
+      let stage = RunStage.beforeAttempt[index]
+      index += 1
       switch stage {
       case .deadline:
         if let error = pendingError, let deadline = machine.deadline,
@@ -151,15 +166,14 @@ package struct RetryRun: Sendable {
         if shedding != nil,
           let refusal = shedding?.admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
         {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .throttled))
-          throw stop(.throttled, pendingError ?? refusal, in: environment, elapsed: given)
+          throw refuse(.throttled, refusal, in: environment, elapsed: given)
         }
-      case .limit:
-        if shedding != nil, let refusal = shedding?.admitLimit() {
-          circuit?.failed(attempt: machine.attempts + 1, counts: false, in: environment)
-          environment.report(.attemptShed(attempt: machine.attempts + 1, reason: .limitExceeded))
-          throw stop(.limitExceeded, pendingError ?? refusal, in: environment, elapsed: given)
+      case .rate, .limit:
+        // Each may make the attempt wait (``admit(after:in:on:)``) or refuse it.
+        if shedding != nil,
+          let wait = try admitShedding(stage, next: index, in: environment, elapsed: given)
+        {
+          return wait
         }
       case .budget:
         if let error = pendingError, let budget, !isFirstOfEpisode, !budget.withdrawForRetry() {
@@ -183,17 +197,7 @@ package struct RetryRun: Sendable {
       recorder?.attemptStarted(machine.attempts, at: now)
     }
     environment.report(.attemptStarted(attempt: machine.attempts))
-  }
-
-  /// Gives back the limit's slot of the attempt that ended and counts a throttle's accept;
-  /// reports an adaptive limit's change.
-  private mutating func releaseShedding(
-    isMeasured: Bool, isAccept: Bool, in environment: borrowing RetryEnvironment
-  ) {
-    if isAccept { shedding?.recordAccept() }
-    if let limit = shedding?.release(isMeasured: isMeasured) {
-      environment.report(.limitChanged(attempt: machine.attempts, limit: limit))
-    }
+    return nil
   }
 
   /// Reports that the last attempt succeeded and the run is over.
@@ -388,7 +392,7 @@ package struct RetryRun: Sendable {
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
-  private mutating func stop(
+  mutating func stop(
     _ reason: RetryStopReason, _ error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) -> any Error {
@@ -426,45 +430,8 @@ package struct RetryRun: Sendable {
 
   /// The time since the current episode started (the run's start for `run`), which `within`
   /// counts from.
-  private func episodeElapsed() -> Duration {
+  func episodeElapsed() -> Duration {
     guard let stopwatch else { return .zeroInline }
     return stopwatch.elapsed().subtractingClamped(episodeStart)
   }
-}
-
-/// A random source of any type, as one concrete type: the state machine's draws are
-/// specialized for it, and only ``next()`` is a dynamic call.
-struct RandomSource: RandomNumberGenerator, Sendable {
-  var base: any RandomNumberGenerator & Sendable
-
-  @inline(__always)
-  mutating func next() -> UInt64 {
-    base.next()
-  }
-}
-
-/// The time since a run started, on the run's clock.
-protocol RunStopwatch: Sendable {
-  /// The time since the start.
-  func elapsed() -> Duration
-}
-
-/// A ``RunStopwatch`` on a clock of type `C`: its instants never leave it.
-struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
-  let clock: C
-  let start: C.Instant
-
-  func elapsed() -> Duration {
-    start.duration(to: clock.now)
-  }
-}
-
-/// What a run waits for before its next attempt: a delay on its clock, then a hook; with
-/// neither, a yield of the thread.
-@usableFromInline
-package struct RetryWait: Sendable {
-  /// The delay to sleep first; zero for none.
-  @usableFromInline package var delay: Duration
-  /// The hook to run after the delay.
-  @usableFromInline package var hook: (@Sendable (RetryHookContext) async throws -> Void)?
 }

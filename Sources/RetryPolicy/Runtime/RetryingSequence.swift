@@ -78,7 +78,7 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
           current = existing
         } else {
           do {
-            try driver.startAttempt(in: environment)
+            try await driver.startAttempt(in: environment)
           } catch {
             isFinished = true
             throw error
@@ -127,7 +127,7 @@ public struct RetryingSequence<Base: AsyncSequence>: AsyncSequence, Sendable {
 /// The run of a retrying sequence, its clock's type hidden, so that the iterator's type does
 /// not depend on the clock.
 protocol SequenceDriving: AnyObject {
-  func startAttempt(in environment: RetryEnvironment) throws
+  nonisolated(nonsending) func startAttempt(in environment: RetryEnvironment) async throws
   nonisolated(nonsending) func recover(from error: any Error, in environment: RetryEnvironment)
     async throws
   func startEpisode()
@@ -156,8 +156,10 @@ private final class SequenceDriver<C: Clock<Duration>>: SequenceDriving {
     run.attemptDelivered(in: environment)
   }
 
-  func startAttempt(in environment: RetryEnvironment) throws {
-    try run.startAttempt(in: environment)
+  nonisolated(nonsending) func startAttempt(in environment: RetryEnvironment) async throws {
+    if let wait = try run.startAttempt(in: environment) {
+      try await run.admit(after: wait, in: environment, on: clock)
+    }
   }
 
   nonisolated(nonsending) func recover(from error: any Error, in environment: RetryEnvironment)

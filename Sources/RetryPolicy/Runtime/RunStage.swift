@@ -30,7 +30,11 @@ package enum RunStage: Sendable, Hashable, CaseIterable {
   case breaker
   /// `throttle xK`: adaptive client throttling may refuse an attempt.
   case throttle
-  /// `limit N`, `limit adaptive`: an attempt holds a slot while it runs, or is refused.
+  /// `rate N/s`: an attempt waits for its token, or is refused when the wait would pass
+  /// `within`.
+  case rate
+  /// `limit N`, `limit adaptive`: an attempt holds a slot while it runs, waits in line for one
+  /// (`queue M`), or is refused.
   case limit
   /// `budget P%`: a retry spends a token; a first attempt deposits.
   case budget
@@ -43,7 +47,11 @@ package enum RunStage: Sendable, Hashable, CaseIterable {
   ///
   /// The breaker comes before every stage that spends (the budget; per the contract, then
   /// throttle, rate and limit), so that an attempt it refuses spends nothing.
-  package static let beforeAttempt: [RunStage] = [.deadline, .breaker, .throttle, .limit, .budget]
+  /// `rate` and `limit` may make the attempt wait (for its token, in line for a slot): the
+  /// driver then performs the wait and asks the stages after it.
+  package static let beforeAttempt: [RunStage] = [
+    .deadline, .breaker, .throttle, .rate, .limit, .budget,
+  ]
 
   /// The stages that decide after an attempt failed, in the order they are asked.
   package static let afterFailure: [RunStage] = [.attemptTimeout, .rules, .breaker, .budget]
@@ -55,6 +63,7 @@ package enum RunStage: Sendable, Hashable, CaseIterable {
     case .attemptTimeout: .timeout
     case .breaker: .breaker
     case .throttle: .throttle
+    case .rate: .rate
     case .limit: .limit
     case .budget: .budget
     case .hedge: .hedge

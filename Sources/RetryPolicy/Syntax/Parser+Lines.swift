@@ -21,8 +21,9 @@ extension PolicyParser {
       skipToClause()
     }
     clauses = []
-    // Room for the few clauses a line has, so that the array is not regrown as it fills.
-    clauses.reserveCapacity(PolicyParser.clausesPerLine)
+    // Room for the few clauses a rule's line has, so that the array is not regrown as it
+    // fills; a line of policy-wide clauses has one or two.
+    if head != nil { clauses.reserveCapacity(PolicyParser.clausesPerRule) }
     while !isAtLineEnd {
       guard token.kind == .word, let keyword = token.keyword, let clause = token.clause else {
         reportUnexpected(atLineStart: false, isPolicyText: isPolicyText)

@@ -80,9 +80,9 @@ struct PolicyParser {
   var lines: [LineSyntax] = []
   /// The clauses of the current line read so far.
   var clauses: [ClauseSyntax] = []
-  /// The clauses a line is given room for before it is read: a rule's line has a few (the
-  /// README's one-liner four), a line of policy-wide clauses one or two.
-  static let clausesPerLine = 4
+  /// The clauses a rule's line is given room for before it is read: a rule has a few (the
+  /// README's one-liner four).
+  static let clausesPerRule = 4
 
   init(bytes: UnsafeBufferPointer<UInt8>) {
     lexer = Lexer(bytes: bytes)

@@ -136,11 +136,8 @@ package struct ClauseSyntax: Sendable, Hashable {
   package var clause: Clause
   /// The value of the entry's first argument; most clauses have one argument, kept here.
   private var first: ArgumentSyntax?
-  /// The value of the entry's second argument: every clause but `breaker` and `limit` has at
-  /// most two (a backoff's growth, a hedge's delay, a throttle's window).
-  private var second: ArgumentSyntax?
   /// The values of the entry's other arguments, in order, without the omitted ones at the
-  /// end: a clause of one or two arguments holds no array.
+  /// end: a clause of one argument holds no array.
   private var rest: [ArgumentSyntax?] = []
   /// The range of the clause's keyword (`backoff`), where diagnostics about it point.
   package var keywordRange: SourceRange
@@ -173,31 +170,24 @@ package struct ClauseSyntax: Sendable, Hashable {
 
   /// The value of the argument at `index` of the clause's entry, if given.
   package func argument(_ index: Int) -> ArgumentSyntax? {
-    switch index {
-    case 0: first
-    case 1: second
-    default: index - 2 < rest.count ? rest[index - 2] : nil
-    }
+    if index == 0 { return first }
+    return index - 1 < rest.count ? rest[index - 1] : nil
   }
 
   /// Whether the argument at `index` of the clause's entry is given.
   package func hasArgument(_ index: Int) -> Bool {
-    switch index {
-    case 0: first != nil
-    case 1: second != nil
-    default: index - 2 < rest.count && rest[index - 2] != nil
-    }
+    if index == 0 { return first != nil }
+    return index - 1 < rest.count && rest[index - 1] != nil
   }
 
   /// Sets the value of the argument at `index` of the clause's entry.
   package mutating func setArgument(_ value: ArgumentSyntax?, at index: Int) {
-    switch index {
-    case 0: first = value
-    case 1: second = value
-    default:
-      while rest.count < index - 1 { rest.append(nil) }
-      rest[index - 2] = value
+    guard index > 0 else {
+      first = value
+      return
     }
+    while rest.count < index { rest.append(nil) }
+    rest[index - 1] = value
   }
 
   /// The clause's keyword as written in the language, such as `backoff`.

@@ -345,6 +345,23 @@ struct SimulateCommandTests {
     #expect(first.standardOutput.contains("result: failed after 6 attempts"))
   }
 
+  @Test("'rate' makes each attempt wait for its token on virtual time; past 'within' it stops")
+  func rateWaits() async throws {
+    let result = await ToolRunner.run([
+      "simulate", "retry 4 on serverError rate 1/s burst 1 within 3s", "--outcomes",
+      "serverError", "--seed", "1", "--json",
+    ])
+    #expect(result.status == 1)
+    let root = try Self.json(result)
+    let attempts = try #require(root["attempts"] as? [[String: Any]])
+    #expect(attempts.map { $0["start"] as? Double } == [0, 1, 2, 3])
+    let text = await ToolRunner.run([
+      "simulate", "retry 4 on serverError rate 1/s burst 1 within 3s", "--outcomes",
+      "serverError", "--seed", "1",
+    ])
+    #expect(text.standardOutput.contains("gave up: rate limited"))
+  }
+
   @Test("an error no rule matches is thrown at once")
   func notMatched() async {
     let result = await ToolRunner.run([

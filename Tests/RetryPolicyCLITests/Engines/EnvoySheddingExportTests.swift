@@ -3,11 +3,11 @@ import RetryPolicy
 import RetryPolicyEngines
 import Testing
 
-/// The Envoy export of a `rate` (contract §14), which the language cannot write yet: a
-/// policy given a ``RatePolicy`` through the library exports the `local_ratelimit` filter
-/// whose bytes `.ci/engines/local-ratelimit.json` holds, and which `.ci/engines-e2e` parses
-/// strictly into xds-protos' `LocalRateLimit`.
-@Suite("Envoy export of a rate set through the library")
+/// The Envoy export of a `rate` (contract §14): the clause, and a policy given a
+/// ``RatePolicy`` through the library, export the `local_ratelimit` filter whose bytes
+/// `.ci/engines/local-ratelimit.json` holds, and which `.ci/engines-e2e` parses strictly into
+/// xds-protos' `LocalRateLimit`.
+@Suite("Envoy export of a rate")
 struct EnvoySheddingExportTests {
   /// The policy's text; the rate is added to its compiled value.
   static let text = "retry 3 on serverError backoff 100ms"
@@ -42,6 +42,25 @@ struct EnvoySheddingExportTests {
   func warns() throws {
     let warnings = try Self.exported().warnings.map(\.description)
     #expect(warnings.contains { $0.contains("local_ratelimit refuses a request") })
+  }
+
+  @Test("the clause 'rate' exports the same filter, with a warning at the clause; gRPC warns")
+  func clause() async throws {
+    let library = try Self.exported().json
+    let text = try EnvoyRetrySettings.export(policy: Self.text + " rate 50/s burst 80").json
+    #expect(text.contains(try #require(library.split(separator: "\"http_filters\"").last)))
+    let perMinute = try EnvoyRetrySettings.export(policy: "retry 2 rate 30/m").json
+    #expect(perMinute.contains("\"tokens_per_fill\": 30"))
+    #expect(perMinute.contains("\"fill_interval\": \"60s\""))
+    let envoy = await ToolRunner.run(["export", "--to", "envoy", "retry 2 rate 30/m"])
+    #expect(envoy.status == 0)
+    #expect(envoy.standardError.contains("<policy>:1:9: warning: Envoy's local_ratelimit refuses"))
+    let strict = await ToolRunner.run(["export", "--to", "envoy", "--strict", "retry 2 rate 30/m"])
+    #expect(strict.status == 1)
+    let grpc = await ToolRunner.run(["export", "--to", "grpc", "retry 2 on unavailable rate 5/s"])
+    #expect(
+      grpc.standardError.contains(
+        "<policy>:1:24: warning: gRPC's service config has no rate limit: 'rate' is left out"))
   }
 
   @Test("the YAML export quotes the key @type, which YAML reserves, and names each filter")

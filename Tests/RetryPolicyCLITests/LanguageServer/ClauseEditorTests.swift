@@ -55,6 +55,7 @@ struct ClauseEditorTests {
           budget 10%
           timeout 1s
           hedge 1 after 100ms
+          rate 50/s burst 80
       }
 
       """
@@ -66,6 +67,7 @@ struct ClauseEditorTests {
       (3, "budget P%", "P above 0% and at most 100%"),
       (4, "timeout D", "D above 0, at most 10000h"),
       (5, "hedge N after D", "N 1 … 10; after at most 10000h"),
+      (6, "rate N/s | N/m [burst M]", "N 1 … 1000000; burst 1 … 1000000 (N)"),
     ]
     for (line, form, limits) in expected {
       let request = HoverRequest(textDocument: document, position: .init(line: line, character: 6))

@@ -30,6 +30,22 @@ struct StormCommandTests {
     #expect(abs(amplification - 4) < 0.02)
   }
 
+  @Test("a policy with 'rate' reports its refusals by cause: refusedBy.rate and a legend line")
+  func rateRefusals() async throws {
+    let policy = "retry 3 backoff 100ms rate 5/s burst 2 within 1s"
+    let result = await ToolRunner.run(["storm", policy, "--json", "--rate", "1"] + Self.small)
+    #expect(result.status == 0, "\(result.standardError)")
+    let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+    let policies = try #require((object as? [String: Any])?["policies"] as? [[String: Any]])
+    let refusedBy = try #require(policies.first?["refusedBy"] as? [String: Int])
+    let byRate = try #require(refusedBy["rate"])
+    #expect(byRate > 0)
+    #expect(refusedBy["breaker"] == 0 && refusedBy["limit"] == 0 && refusedBy["throttle"] == 0)
+    #expect(policies.first?["refused"] as? Int == byRate)
+    let text = await ToolRunner.run(["storm", policy, "--rate", "1"] + Self.small)
+    #expect(text.standardOutput.contains("(rate \(byRate))"), "\(text.standardOutput)")
+  }
+
   @Test("the same seed prints the same bytes, text and JSON; another seed does not")
   func sameSeedSameBytes() async {
     for format in [[], ["--json"]] {

@@ -41,7 +41,7 @@ struct RuntimeStageOrderTests {
     #expect(
       numberedKeywords(after: "After it fails", in: text)
         == RunStage.afterFailure.map(\.keyword.rawValue))
-    #expect(RunStage.beforeAttempt == [.deadline, .breaker, .throttle, .limit, .budget])
+    #expect(RunStage.beforeAttempt == [.deadline, .breaker, .throttle, .rate, .limit, .budget])
   }
 
   @Test("'within' is asked before the breaker: a late retry stops for the deadline")

@@ -149,4 +149,32 @@ struct SheddingLimiterTests {
       !ErrorClassMatcher("throttled").matches(ErrorClassification(CircuitOpenError(remaining: nil)))
     )
   }
+
+  @Test("the lock-free lookup of shedding state compares every stored property of a policy")
+  func recentStatesCompareEveryProperty() throws {
+    // `isSameValue` compares the properties by name when the rules share their storage: a
+    // property added to CompiledPolicy must be added there, and to this list.
+    let compared = [
+      "name", "rules", "deadline", "attemptTimeout", "budgetRatio", "hedge", "breaker", "limit",
+      "throttle", "rate",
+    ]
+    let policy = try compile(policy: "retry 2 on recentBoom limit 5")
+    #expect(Mirror(reflecting: policy).children.compactMap(\.label) == compared)
+    // A copy is the same value; a copy that differs in one property is not.
+    var other = policy
+    #expect(RecentPolicyStates<ConcurrencyLimiter>.isSameValue(policy, other))
+    other.limit = .fixed(limit: 6, queue: 0)
+    #expect(!RecentPolicyStates<ConcurrencyLimiter>.isSameValue(policy, other))
+    other = policy
+    other.name = "renamed"
+    #expect(!RecentPolicyStates<ConcurrencyLimiter>.isSameValue(policy, other))
+    other = policy
+    other.deadline = .seconds(1)
+    #expect(!RecentPolicyStates<ConcurrencyLimiter>.isSameValue(policy, other))
+    // Equal rules in other storage are compared one by one.
+    let again = try compile(policy: "retry 2 on recentBoom limit 5")
+    #expect(RecentPolicyStates<ConcurrencyLimiter>.isSameValue(policy, again))
+    let environment = RetryEnvironment()
+    #expect(policy.countedLimiter(in: environment) === again.countedLimiter(in: environment))
+  }
 }

@@ -29,6 +29,7 @@ enum BenchmarkCommand {
     CircuitBreakerScenario.scenario,
     MetricsScenario.scenario,
     CircuitBreakerGroupScenario.scenario,
+    SheddingScenario.scenario,
   ]
 
   static func main(arguments: [String]) async {

@@ -144,8 +144,7 @@ struct PolicyChecker {
   mutating func check(_ line: LineSyntax) {
     beginLine(head: line.head)
     var names: [NameSyntax] = []
-    // Each clause is read in place, not copied out of the array.
-    for index in line.clauses.indices { check(line.clauses[index], names: &names) }
+    for clause in line.clauses { check(clause, names: &names) }
     endLine(range: line.range, hasSyntaxErrors: line.hasSyntaxErrors, names: names)
   }
 

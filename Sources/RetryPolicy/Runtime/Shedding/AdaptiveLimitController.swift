@@ -14,12 +14,18 @@
 ///   ``calibrationSamples`` (20) attempts, all started after calibration began, the limit is
 ///   held at min(B, max(A, ``calibrationConcurrency`` (3))), and the p90 of their latencies is
 ///   the baseline. Calibration runs after the first window and then every
-///   ``recalibrationInterval`` (30 s), as Envoy measures its minimum RTT; in between, a window
-///   whose p90 is lower than the baseline lowers it.
+///   ``recalibrationInterval`` (30 s), as Envoy measures its minimum RTT.
+/// - **Smoothing.** Each window's p90 goes into an exponentially weighted moving average,
+///   weight ``smoothing`` (0.2) for the new window, started at the baseline after each
+///   calibration (failsafe-go smooths its p90 the same way). In between calibrations, an
+///   average lower than the baseline lowers it. The p90 of one window of 20 samples varies
+///   a lot with a service whose latency varies; lowering the baseline to the lowest single
+///   window would bring it far under the service's real latency, and the limit with it.
 /// - **Gradient.** At each window's close: gradient = clamp(baseline × (1 + ``buffer``) /
-///   p90, 0.5, 1) with the buffer 10 %; the new limit is gradient × limit + √limit (Envoy's
-///   headroom), rounded down and clamped to A … B. The limit does not grow past twice the
-///   most attempts in flight seen in the window, so an unused limit does not climb.
+///   average, 0.5, 1) with the buffer 10 %; the new limit is gradient × limit + √limit
+///   (Envoy's headroom), rounded down and clamped to A … B. The limit does not grow past
+///   twice the most attempts in flight seen in the window, so an unused limit does not
+///   climb.
 ///
 /// With a service that queues past its capacity C, the limit settles where the latency is
 /// about 1.1 × baseline + √limit of queueing: near 1.1 × C + √(1.1 × C) attempts.
@@ -40,6 +46,8 @@ package struct AdaptiveLimitController: Sendable {
   package static let buffer = 0.1
   /// The quantile of a window's latencies the controller follows.
   package static let quantile = 0.9
+  /// The weight of a new window's p90 in the moving average the gradient follows.
+  package static let smoothing = 0.2
 
   private enum Phase: Sendable {
     /// The first window, before any calibration.
@@ -59,6 +67,8 @@ package struct AdaptiveLimitController: Sendable {
   private var phase: Phase = .warmingUp
   /// The unloaded latency, in nanoseconds, once measured.
   package private(set) var baseline: Int64?
+  /// The moving average of the windows' p90 since the last calibration, in nanoseconds.
+  private var smoothed: Int64?
   private var samples: [Int64] = []
   private var sampleCount = 0
   private var windowStart: Int64?
@@ -102,6 +112,7 @@ package struct AdaptiveLimitController: Sendable {
       guard sampleCount >= Self.calibrationSamples else { return nil }
       let measured = percentile()
       baseline = measured
+      smoothed = measured
       target = saved
       phase = .running(nextCalibration: end.addingClamped(Self.recalibrationInterval))
       resetWindow(at: end)
@@ -126,8 +137,15 @@ package struct AdaptiveLimitController: Sendable {
       beginCalibration(at: now)
       return
     case .running(let next):
-      if let current = baseline, latency < current { baseline = latency }
-      adjust(toward: latency)
+      let average = smoothed.map { previous in
+        // Both are at least 0, so the average is too; saturates below 2^63.
+        let value = Double(previous) * (1 - Self.smoothing) + Double(latency) * Self.smoothing
+        return value < 9.0e18 ? Int64(value) : Int64.max
+      }
+      smoothed = average ?? latency
+      let followed = average ?? latency
+      if let current = baseline, followed < current { baseline = followed }
+      adjust(toward: followed)
       if now >= next {
         beginCalibration(at: now)
         return

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The slots of a concurrency limit, owned and shared by the host: `limit N [queue M]` and
 /// `limit adaptive [min A] [max B]`.
@@ -19,10 +20,18 @@ import Foundation
 ///
 /// The limit's kind and size are set by the first policy that uses the limiter; share a
 /// limiter only between policies whose `limit` clauses agree. A limiter is safe to use from
-/// any task; its state is kept behind a lock.
+/// any task; its state is kept behind a lock, except for `limit N` without `queue`, whose
+/// attempts in flight are one atomic count: an attempt takes and gives back its slot without
+/// the lock.
 public final class ConcurrencyLimiter: @unchecked Sendable {
-  // Sound: every stored `var` is read and written only while `lock` is held.
+  // Sound: every stored `var` is read and written only while `lock` is held; `counted` and
+  // `countedLimit` are atomics.
   private let lock = NSLock()
+  /// For `limit N` without `queue`: N, set once when the first policy configures the
+  /// limiter; 0 for another kind of limit, or before.
+  private let countedLimit = Atomic<Int>(0)
+  /// For `limit N` without `queue`: the attempts holding a slot.
+  private let counted = Atomic<Int>(0)
   private let clock: CircuitBreakerClock
   private var machine: ConcurrencyLimitStateMachine?
   private var controller: AdaptiveLimitController?
@@ -69,7 +78,8 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
 
   /// The attempts holding a slot now.
   public var inFlight: Int {
-    lock.withLock { machine?.inFlight ?? 0 }
+    if countedLimit.load(ordering: .acquiring) > 0 { return counted.load(ordering: .relaxed) }
+    return lock.withLock { machine?.inFlight ?? 0 }
   }
 
   /// The attempts waiting in line now.
@@ -79,8 +89,15 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
 
   /// Asks for a slot for an attempt of a policy with `policy`.
   package func acquire(policy: ConcurrencyLimitPolicy) -> Admission {
+    var fixed = countedLimit.load(ordering: .acquiring)
+    if fixed > 0 { return acquireCounted(limit: fixed) }
     lock.lock()
     if machine == nil { configure(policy) }
+    fixed = countedLimit.load(ordering: .relaxed)
+    if fixed > 0 {
+      lock.unlock()
+      return acquireCounted(limit: fixed)
+    }
     let isAdaptive = controller != nil
     guard var current = machine else {
       lock.unlock()
@@ -95,6 +112,19 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     case .queued(let ticket): return .queued(ticket: ticket)
     case .refused: return .refused(limit: limit)
     }
+  }
+
+  /// Takes a slot of `limit N` without `queue`: one compare-and-exchange on the count.
+  private func acquireCounted(limit: Int) -> Admission {
+    var current = counted.load(ordering: .relaxed)
+    while current < limit {
+      let (exchanged, original) = counted.weakCompareExchange(
+        expected: current, desired: current &+ 1, successOrdering: .acquiring,
+        failureOrdering: .relaxed)
+      if exchanged { return .admitted(Permit(start: 0)) }
+      current = original
+    }
+    return .refused(limit: limit)
   }
 
   /// Waits in line under `ticket`; returns the permit once a slot is free, or nil when the
@@ -155,6 +185,10 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   /// value returned is nil unless an adaptive limit changed.
   @discardableResult
   package func release(_ permit: Permit, isMeasured: Bool = true) -> Int? {
+    if countedLimit.load(ordering: .relaxed) > 0 {
+      counted.wrappingSubtract(1, ordering: .releasing)
+      return nil
+    }
     lock.lock()
     guard var current = machine else {
       lock.unlock()
@@ -191,7 +225,9 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   private func configure(_ policy: ConcurrencyLimitPolicy) {
     switch policy {
     case .fixed(let limit, let queue):
-      machine = ConcurrencyLimitStateMachine(limit: limit, queue: queue)
+      let fixed = ConcurrencyLimitStateMachine(limit: limit, queue: queue)
+      machine = fixed
+      if fixed.queueCapacity == 0 { countedLimit.store(fixed.limit, ordering: .releasing) }
     case .adaptive(let minimum, let maximum):
       let adaptive = AdaptiveLimitController(minimum: minimum, maximum: maximum)
       controller = adaptive

@@ -1,27 +1,56 @@
-/// A run's side of its policy's shedding stages: `throttle` and `limit`, asked after the
-/// breaker and before the budget (``RunStage/beforeAttempt``).
+/// A run's side of its policy's shedding stages: `throttle`, `rate` and `limit`, asked after
+/// the breaker and before the budget (``RunStage/beforeAttempt``).
 ///
 /// The state is the host's, kept in a ``RetryStateRegistry`` with the budgets and breakers
-/// (the process-wide one, per policy value, when the environment gives none). A limit's slot is held
-/// from the attempt's start to its end, however it ends; the throttle counts every attempt
-/// asked for, and an accept for each success or error no rule matches.
+/// (the process-wide one, per policy value, when the environment gives none). A limit's slot
+/// is held from the attempt's start to its end, however it ends; the throttle counts every
+/// attempt asked for, and an accept for each success or error no rule matches; a rate's token
+/// is taken by every attempt, on the run's clock, and given back when its wait is cancelled.
 @usableFromInline
 package struct RunShedding: Sendable {
   private let throttle: AdaptiveThrottle?
   private let throttlePolicy: ThrottlePolicy?
   private let limiter: ConcurrencyLimiter?
   private let limitPolicy: ConcurrencyLimitPolicy?
+  private let ratePolicy: RatePolicy?
+  private let rateLimiter: RateLimiter?
+  /// The run's clock, when it is not the continuous clock, which `rate` reads.
+  private var rateClock: (any Clock<Duration>)?
   /// The slot of the attempt under way.
   private var permit: ConcurrencyLimiter.Permit?
 
-  /// The shedding of `policy` over its shared `state`, nil when it has neither `throttle`
-  /// nor `limit`.
+  /// What the rate says to an attempt that has no token yet.
+  package enum RateAdmission: Sendable {
+    /// It has the token that comes after this wait: it waits first.
+    case wait(Duration)
+    /// Its wait would end past `within`; it took no token.
+    case refused(RateLimitedError)
+  }
+
+  /// What the limit says to an attempt that finds every slot taken.
+  package enum LimitAdmission: Sendable {
+    /// It waits in line under this ticket (``waitInLine(_:until:on:)``).
+    case queued(UInt64)
+    /// It is refused.
+    case refused(LimitExceededError)
+  }
+
+  /// The shedding of `policy` over its shared `state`, nil when it has neither `throttle`,
+  /// `rate` nor `limit`.
   package init?(policy: borrowing CompiledPolicy, state: PolicyState) {
-    guard policy.throttle != nil || policy.limit != nil else { return nil }
+    guard policy.throttle != nil || policy.limit != nil || policy.rate != nil else { return nil }
     throttlePolicy = policy.throttle
     limitPolicy = policy.limit
+    ratePolicy = policy.rate
     throttle = state.throttle
     limiter = state.limiter
+    rateLimiter = state.rateLimiter
+  }
+
+  /// Counts the tokens of `rate` on `clock`, the run's (a bucket made without a clock reads
+  /// the clock of the run that asks it).
+  package mutating func bindRate<C: Clock<Duration>>(to clock: C) {
+    rateClock = clock is ContinuousClock ? nil : clock
   }
 
   /// Asks the throttle; returns its refusal, nil when the attempt may go on.
@@ -32,22 +61,49 @@ package struct RunShedding: Sendable {
     return throttle.request(policy: throttlePolicy, uniform: uniform)
   }
 
-  /// Asks the limit for a slot; returns its refusal, nil when the attempt holds a slot.
+  /// Asks the rate for a token; nil when the attempt has one now.
   ///
-  /// A policy with `queue M` whose slots are taken is refused here too: waiting in line is
-  /// done by the drivers that can wait (not yet wired; see the report of issue 34).
-  package mutating func admitLimit() -> LimitExceededError? {
+  /// `maxWait` is what is left of `within` (nil: no deadline): a longer wait is refused.
+  package func admitRate(maxWait: Duration?) -> RateAdmission? {
+    guard let rateLimiter, let ratePolicy else { return nil }
+    switch rateLimiter.reserve(policy: ratePolicy, maxWait: maxWait, on: rateClock) {
+    case .now: return nil
+    case .after(let nanoseconds): return .wait(.nanoseconds(nanoseconds))
+    case .refused(let nanoseconds):
+      return .refused(RateLimitedError(wait: .nanoseconds(nanoseconds)))
+    }
+  }
+
+  /// Gives back the token of a wait that was cancelled.
+  package func cancelRateWait() {
+    rateLimiter?.cancelReservation(on: rateClock)
+  }
+
+  /// Asks the limit for a slot; nil when the attempt holds one.
+  package mutating func admitLimit() -> LimitAdmission? {
     guard let limiter, let limitPolicy else { return nil }
     switch limiter.acquire(policy: limitPolicy) {
     case .admitted(let permit):
       self.permit = permit
       return nil
     case .queued(let ticket):
-      limiter.leave(ticket)
-      return LimitExceededError(limit: limiter.limit ?? 0)
+      return .queued(ticket)
     case .refused(let limit):
-      return LimitExceededError(limit: limit)
+      return .refused(LimitExceededError(limit: limit))
     }
+  }
+
+  /// Waits in line under `ticket` until a slot is free; returns the refusal when the wait
+  /// ended first: the task was cancelled, or `deadline` (`within`) passed on `clock`.
+  nonisolated(nonsending) package mutating func waitInLine<C: Clock<Duration>>(
+    _ ticket: UInt64, until deadline: C.Instant?, on clock: C
+  ) async -> LimitExceededError? {
+    guard let limiter else { return nil }
+    guard let permit = await limiter.wait(for: ticket, until: deadline, on: clock) else {
+      return LimitExceededError(limit: limiter.limit ?? 0, waited: true)
+    }
+    self.permit = permit
+    return nil
   }
 
   /// Gives back the slot of the attempt under way; returns an adaptive limit's new value.

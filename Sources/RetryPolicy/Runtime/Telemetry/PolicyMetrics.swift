@@ -314,6 +314,7 @@ extension RetryStopReason {
   static let metricsCases: [RetryStopReason] = [
     .retriesExhausted, .errorNotMatched, .deadlineExceeded, .budgetExhausted, .cancelled,
     .hookFailed, .hedgeLimitReached, .notIdempotent, .circuitOpen, .throttled, .limitExceeded,
+    .rateLimited,
   ]
 
   /// The reason's place among the counters of failed runs.
@@ -330,6 +331,7 @@ extension RetryStopReason {
     case .circuitOpen: 8
     case .throttled: 9
     case .limitExceeded: 10
+    case .rateLimited: 11
     }
   }
 
@@ -348,6 +350,7 @@ extension RetryStopReason {
     case .circuitOpen: "circuitOpen"
     case .throttled: "throttled"
     case .limitExceeded: "limitExceeded"
+    case .rateLimited: "rateLimited"
     }
   }
 }

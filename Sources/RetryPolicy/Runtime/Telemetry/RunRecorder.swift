@@ -129,6 +129,7 @@ extension RetryStopReason {
     case .budgetExhausted: .budget
     case .throttled: .throttle
     case .limitExceeded: .limit
+    case .rateLimited: .rate
     case .retriesExhausted, .errorNotMatched, .deadlineExceeded, .cancelled, .hookFailed,
       .hedgeLimitReached, .notIdempotent:
       nil

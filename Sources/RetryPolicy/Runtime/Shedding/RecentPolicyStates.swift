@@ -1,0 +1,108 @@
+import Synchronization
+
+/// The first few policy values a process-wide table served, and their objects, read without a
+/// lock: what spares a run of a policy with `limit` or `throttle` the table's lock and the
+/// hash of the whole policy value.
+///
+/// Each of its ``slotCount`` slots is set once, by the first policy value that finds it
+/// empty, and then never changes; a lookup reads the slots in order, with one atomic load and
+/// one comparison each (``isSameValue(_:_:)``: a copy of a policy shares its rules' storage,
+/// so the rules need not be compared one by one). A value that finds every slot taken by
+/// others goes to the table, as before. The entries hold nothing the table does not already
+/// keep for the life of the process, and are never freed.
+final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
+  /// A policy value and its object.
+  final class Entry: Sendable {
+    let policy: CompiledPolicy
+    let value: Value
+
+    init(policy: CompiledPolicy, value: Value) {
+      self.policy = policy
+      self.value = value
+    }
+  }
+
+  /// The slots: the policy values that use a limiter (a throttle) in one process are few.
+  static var slotCount: Int { 4 }
+
+  private let first = Atomic<Unmanaged<Entry>?>(nil)
+  private let second = Atomic<Unmanaged<Entry>?>(nil)
+  private let third = Atomic<Unmanaged<Entry>?>(nil)
+  private let fourth = Atomic<Unmanaged<Entry>?>(nil)
+
+  init() {}
+
+  /// The object of `policy` when a slot holds it.
+  func value(for policy: borrowing CompiledPolicy) -> Value? {
+    for index in 0..<Self.slotCount {
+      guard let entry = load(index)?.takeUnretainedValue() else { return nil }
+      if Self.isSameValue(entry.policy, policy) { return entry.value }
+    }
+    return nil
+  }
+
+  /// Keeps `value` as the object of `policy` in the first empty slot, unless another slot
+  /// holds `policy` first; returns the object kept (`value` when no slot is free).
+  func keep(_ value: Value, for policy: borrowing CompiledPolicy) -> Value {
+    // A value that is not equal to itself (a NaN set through a public property) would never
+    // be found again: it takes no slot.
+    guard policy == policy else { return value }
+    for index in 0..<Self.slotCount {
+      if let entry = load(index)?.takeUnretainedValue() {
+        if Self.isSameValue(entry.policy, policy) { return entry.value }
+        continue
+      }
+      let made = Entry(policy: copy policy, value: value)
+      let (stored, kept) = claim(index, for: Unmanaged.passRetained(made))
+      if stored { return value }
+      // Another value took the slot first: `made` was retained for it, and is not kept.
+      Unmanaged.passUnretained(made).release()
+      if let kept = kept?.takeUnretainedValue(), Self.isSameValue(kept.policy, policy) {
+        return kept.value
+      }
+    }
+    return value
+  }
+
+  private func load(_ index: Int) -> Unmanaged<Entry>? {
+    switch index {
+    case 0: first.load(ordering: .acquiring)
+    case 1: second.load(ordering: .acquiring)
+    case 2: third.load(ordering: .acquiring)
+    default: fourth.load(ordering: .acquiring)
+    }
+  }
+
+  /// Stores `entry` in the slot if it is empty; returns whether it did, and the slot's entry.
+  private func claim(
+    _ index: Int, for entry: Unmanaged<Entry>
+  ) -> (exchanged: Bool, original: Unmanaged<Entry>?) {
+    switch index {
+    case 0: first.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
+    case 1: second.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
+    case 2: third.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
+    default:
+      fourth.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
+    }
+  }
+
+  /// Whether two policy values are equal (`==`), with the rules compared by their storage
+  /// first: the same storage holds the same rules.
+  ///
+  /// `RecentPolicyStatesTests` checks that this names every stored property of
+  /// ``CompiledPolicy``: a property added there must be added here.
+  static func isSameValue(_ kept: borrowing CompiledPolicy, _ policy: borrowing CompiledPolicy)
+    -> Bool
+  {
+    let keptRules = kept.rules.withUnsafeBufferPointer { $0.baseAddress }
+    let rules = policy.rules.withUnsafeBufferPointer { $0.baseAddress }
+    guard keptRules != nil, keptRules == rules, kept.rules.count == policy.rules.count else {
+      return kept == policy
+    }
+    return kept.name == policy.name && kept.deadline == policy.deadline
+      && kept.attemptTimeout == policy.attemptTimeout && kept.budgetRatio == policy.budgetRatio
+      && kept.hedge == policy.hedge && kept.breaker == policy.breaker
+      && kept.limit == policy.limit && kept.throttle == policy.throttle
+      && kept.rate == policy.rate
+  }
+}
