@@ -157,10 +157,26 @@ extension CompiledPolicy {
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
       rate == nil,
-      environment.observer == nil, let metrics = environment.metrics
+      environment.observer == nil, let counters = environment.metrics?.counters(named: name)
     {
-      return try await runRecording(
-        on: environment.clock, into: metrics, in: environment, isolation: isolation, operation)
+      guard environment.isContinuousClock else {
+        return try await runRecording(
+          on: environment.clock, into: counters, in: environment, isolation: isolation,
+          operation)
+      }
+      // Timed on ``MetricsTime`` (a few nanoseconds a reading), no clock opened: the first
+      // attempt is a plain call, a success records its attempt and its run at once.
+      let start = MetricsTime.now()
+      counters.attemptStarted()
+      let value: Success
+      do {
+        value = try await attempt(1, isolation: isolation, operation)
+      } catch {
+        return try await drive(
+          in: environment, after: error, recordingSince: start, isolation: isolation, operation)
+      }
+      counters.firstAttemptSucceeded(afterNanoseconds: MetricsTime.since(start))
+      return value
     } else {
       firstFailure = nil
     }
@@ -168,7 +184,8 @@ extension CompiledPolicy {
       in: environment, after: firstFailure, permit: permit, isolation: isolation, operation)
   }
 
-  /// Runs `operation` when only metrics record the run, the first attempt a plain call.
+  /// Runs `operation` when only metrics record the run on a clock other than the
+  /// continuous clock (a test's manual clock), the first attempt a plain call.
   ///
   /// The first attempt is timed on the run's clock, and a success records its attempt and
   /// its run at once, with no driver. A failure goes on in the driver, whose run starts when
@@ -176,12 +193,11 @@ extension CompiledPolicy {
   @inlinable
   func runRecording<C: Clock<Duration>, Success>(
     on clock: C,
-    into metrics: RetryMetrics,
+    into counters: PolicyCounters,
     in environment: RetryEnvironment,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    let counters = metrics.policy(self)
     let start = clock.now
     counters.attemptStarted()
     let value: Success
@@ -254,12 +270,13 @@ extension CompiledPolicy {
     in environment: RetryEnvironment,
     after firstFailure: (any Error)?,
     permit: CircuitBreakerStateMachine.Permit = .normal,
+    recordingSince recordingStart: UInt64? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     try await drive(
       on: environment.clock, in: environment, after: firstFailure, permit: permit,
-      isolation: isolation, operation)
+      recordingSince: recordingStart, isolation: isolation, operation)
   }
 
   /// The driver loop over the environment's clock, opened as `C`.
@@ -282,16 +299,17 @@ extension CompiledPolicy {
     in environment: RetryEnvironment,
     after firstFailure: (any Error)?,
     permit: CircuitBreakerStateMachine.Permit = .normal,
+    recordingSince recordingStart: UInt64? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     try await drive(
       on: clock, in: environment, after: firstFailure, permit: permit, startedAt: nil,
-      isolation: isolation, operation)
+      recordingSince: recordingStart, isolation: isolation, operation)
   }
 
   /// The driver loop, its run started at `start` when `run` made the first attempt itself
-  /// (nil: now).
+  /// (nil: now), or at `recordingStart` on ``MetricsTime`` when only metrics time it.
   @inlinable
   @inline(__always)
   func drive<C: Clock<Duration>, Success>(
@@ -300,12 +318,14 @@ extension CompiledPolicy {
     after firstFailure: (any Error)?,
     permit: CircuitBreakerStateMachine.Permit = .normal,
     startedAt start: C.Instant?,
+    recordingSince recordingStart: UInt64? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, clock: clock,
-      attempts: firstFailure == nil ? 0 : 1, permit: permit, startedAt: start)
+      attempts: firstFailure == nil ? 0 : 1, permit: permit, startedAt: start,
+      recordingSince: recordingStart)
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
       try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }

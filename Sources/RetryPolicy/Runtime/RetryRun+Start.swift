@@ -22,10 +22,14 @@ extension RetryRun {
     environment.report(.hedgeNotApplied(hedge))
   }
 
-  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time).
+  /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time);
+  /// `start`, when given, is when the run started on ``MetricsTime``, which the recorder
+  /// then reads itself.
   @usableFromInline
-  package mutating func record(into metrics: RetryMetrics, policy: borrowing CompiledPolicy) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker)
+  package mutating func record(
+    into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil
+  ) {
+    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker, timingSince: start)
   }
 
   /// Counts the tokens of `rate` on `clock`, the run's.

@@ -59,15 +59,24 @@ package struct RetryRun: Sendable {
   package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
     attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal,
-    startedAt start: C.Instant? = nil
+    startedAt start: C.Instant? = nil, recordingSince recordingStart: UInt64? = nil
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
     // (Not `||`: its autoclosure would consume the borrowed environment.)
     let isObserved = environment.isObserved
-    let isTimed = isObserved ? true : policy.deadline != nil
+    // Metrics on the continuous clock time the run themselves (``MetricsTime``), from
+    // `recordingStart` when `run` made the first attempt itself.
+    let isContinuousClock = environment.isContinuousClock
+    var isTimed = policy.deadline != nil
+    if environment.observer != nil { isTimed = true }
     self.init(policy: policy, sharing: environment, attempts: attempts, permit: permit)
-    if let metrics = environment.metrics { record(into: metrics, policy: policy) }
+    if let metrics = environment.metrics {
+      if !isContinuousClock { isTimed = true }
+      record(
+        into: metrics, policy: policy,
+        timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil)
+    }
     if policy.rate != nil { bindRate(to: clock) }
     // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
     // a hedged policy says so rather than dropping `hedge` silently.
@@ -183,9 +192,11 @@ package struct RetryRun: Sendable {
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    let attempt = machine.attempts
-    let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
-    environment.report(.attemptStarted(attempt: attempt), recording: &recorder, at: now)
+    if recorder != nil {
+      let now = recorder?.now(given, clock: elapsed) ?? 0
+      recorder?.attemptStarted(machine.attempts, at: now)
+    }
+    environment.report(.attemptStarted(attempt: machine.attempts))
     return nil
   }
 
@@ -248,10 +259,11 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    let attempt = machine.attempts
-    let now = recorder == nil ? Duration.zeroInline : given ?? self.elapsed()
-    environment.report(
-      .attemptFailed(attempt: attempt, error: error), recording: &recorder, at: now)
+    if recorder != nil {
+      let now = recorder?.now(given, clock: self.elapsed) ?? 0
+      recorder?.attemptFailed(machine.attempts, at: now)
+    }
+    environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
@@ -375,10 +387,8 @@ package struct RetryRun: Sendable {
     circuit?.release()
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    let attempt = machine.attempts
-    let now = recorder == nil ? Duration.zeroInline : given ?? elapsed()
-    environment.report(
-      .gaveUp(attempt: attempt, reason: reason, error: thrown), recording: &recorder, at: now)
+    recorder?.gaveUp(reason)
+    environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     finish(.failed(reason), in: environment, elapsed: given)
     return thrown
   }
@@ -387,13 +397,15 @@ package struct RetryRun: Sendable {
     _ outcome: RetryOutcome, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) {
-    guard environment.isObserved else { return }
-    let elapsed = given ?? elapsed()
+    if recorder != nil {
+      let now = recorder?.now(given, clock: elapsed) ?? 0
+      recorder?.finished(outcome, attempts: machine.attempts, at: now)
+    }
+    guard environment.observer != nil else { return }
     let summary = RetrySummary(
-      attempts: machine.attempts, totalDelay: totalDelay, elapsed: elapsed, outcome: outcome)
-    // (The summary is a local: the event's closure must not read `self` while the recorder,
-    // a part of it, is written.)
-    environment.report(.finished(summary), recording: &recorder, at: elapsed)
+      attempts: machine.attempts, totalDelay: totalDelay, elapsed: given ?? elapsed(),
+      outcome: outcome)
+    environment.report(.finished(summary))
   }
 
   /// The time since the run's first attempt, or zero when nothing needs it (see

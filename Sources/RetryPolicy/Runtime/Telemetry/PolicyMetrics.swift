@@ -26,9 +26,30 @@ package final class PolicyMetrics: @unchecked Sendable {
 
   /// The policy's name as the `policy` label gives it: `anonymous` for a policy without one.
   package let name: String
-  /// `{policy="NAME"`, the name escaped: the start of every sample's labels.
-  let labelPrefix: [UInt8]
+  /// `{policy="NAME"`, the name escaped: the start of every sample's labels (freed with the
+  /// object).
+  let labelBytes: UnsafeBufferPointer<UInt8>
   private let cells: UnsafeMutablePointer<Atomic<UInt64>>
+  /// The cells as the hot path writes them: a plain pointer, which a run copies without
+  /// touching a reference count.
+  package let counters: PolicyCounters
+  /// The name's bytes and ``counters``, where ``RetryMetrics``' cache of recent names reads
+  /// them without a reference count.
+  let cacheKey: UnsafeMutablePointer<CacheKey>
+
+  /// A name's UTF-8 bytes and its counters.
+  struct CacheKey {
+    let name: UnsafeMutableBufferPointer<UInt8>
+    let counters: PolicyCounters
+
+    /// Whether `bytes` are the name's.
+    @inline(__always)
+    func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard bytes.count == name.count else { return false }
+      guard let mine = name.baseAddress, let theirs = bytes.baseAddress else { return true }
+      return memcmp(mine, theirs, bytes.count) == 0
+    }
+  }
   /// The breaker of the policy's latest run, for the state gauge; nil until a run of the
   /// policy had one.
   private var breaker: CircuitBreaker?
@@ -52,8 +73,14 @@ package final class PolicyMetrics: @unchecked Sendable {
     static let runSum = runFailures + DurationBuckets.bucketCount
     /// One per stop reason, in the order of ``RetryStopReason/metricsIndex``.
     static let runReasons = runSum + 1
+    /// Runs whose first attempt succeeded, the attempt and the run at once, by bucket: read
+    /// as both a successful attempt and a successful run (two additions on the hot path
+    /// instead of four); ``PolicyMetrics/totals()`` folds them in.
+    static let firstSuccesses = runReasons + RetryStopReason.metricsCases.count
+    /// Their durations in nanoseconds, added up (wrapping).
+    static let firstSum = firstSuccesses + DurationBuckets.bucketCount
     /// The cells of a stripe: its counters, rounded up to whole cache lines (8 cells).
-    static let stride = (runReasons + RetryStopReason.metricsCases.count + 7) / 8 * 8
+    static let stride = (firstSum + 1 + 7) / 8 * 8
   }
 
   /// The counters of `name` (the `policy` label's value).
@@ -62,25 +89,30 @@ package final class PolicyMetrics: @unchecked Sendable {
     var prefix = Array("{policy=\"".utf8)
     OpenMetricsWriter.appendEscaped(name, to: &prefix)
     prefix.append(UInt8(ascii: "\""))
-    self.labelPrefix = prefix
+    let label = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: prefix.count)
+    _ = label.initialize(from: prefix)
+    self.labelBytes = UnsafeBufferPointer(label)
     let count = Self.stripeCount * Offset.stride
     let raw = UnsafeMutableRawPointer.allocate(
       byteCount: count * MemoryLayout<Atomic<UInt64>>.stride, alignment: 64)
     let cells = raw.bindMemory(to: Atomic<UInt64>.self, capacity: count)
     for index in 0..<count { (cells + index).initialize(to: Atomic(0)) }
     self.cells = cells
+    self.counters = PolicyCounters(cells: cells)
+    let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: name.utf8.count)
+    _ = bytes.initialize(from: name.utf8)
+    cacheKey = UnsafeMutablePointer<CacheKey>.allocate(capacity: 1)
+    cacheKey.initialize(to: CacheKey(name: bytes, counters: counters))
   }
 
   deinit {
+    labelBytes.deallocate()
+    cacheKey.pointee.name.deallocate()
+    cacheKey.deinitialize(count: 1)
+    cacheKey.deallocate()
     let count = Self.stripeCount * Offset.stride
     cells.deinitialize(count: count)
     UnsafeMutableRawPointer(cells).deallocate()
-  }
-
-  @inline(__always)
-  private func add(_ amount: UInt64, at offset: Int) {
-    let stripe = circuitBreakerStripe(of: Self.stripeCount)
-    cells[stripe &* Offset.stride &+ offset].wrappingAdd(amount, ordering: .relaxed)
   }
 
   /// The value of cell `index` (stripe × stride + offset).
@@ -88,59 +120,25 @@ package final class PolicyMetrics: @unchecked Sendable {
     cells[index].load(ordering: .relaxed)
   }
 
-  // MARK: Recording
+  // MARK: Recording (through ``counters``, with durations)
 
-  /// An attempt of the policy starts (the operation is about to be called).
-  @usableFromInline
-  package func attemptStarted() {
-    add(1, at: Offset.started)
+  /// An attempt of the policy starts.
+  func attemptStarted() { counters.attemptStarted() }
+
+  /// An attempt that started ended after `duration`.
+  func attemptEnded(succeeded: Bool, after duration: Duration) {
+    counters.attemptEnded(
+      succeeded: succeeded, afterNanoseconds: DurationBuckets.nanoseconds(duration))
   }
 
-  /// An attempt that started ended after `duration`: a success or a failure (any error,
-  /// cancellation and timeouts included).
-  @inline(__always)
-  package func attemptEnded(succeeded: Bool, after duration: Duration) {
-    let nanoseconds = DurationBuckets.nanoseconds(duration)
-    let base = succeeded ? Offset.attemptSuccesses : Offset.attemptFailures
-    let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
-    cells[stripe &+ base &+ DurationBuckets.index(ofNanoseconds: nanoseconds)].wrappingAdd(
-      1, ordering: .relaxed)
-    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
-  }
-
-  /// A run's first attempt succeeded after `duration`: the attempt and the run end together
-  /// (what `run`'s own path records, without a driver).
-  @usableFromInline
-  package func firstAttemptSucceeded(after duration: Duration) {
-    let nanoseconds = DurationBuckets.nanoseconds(duration)
-    let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
-    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
-    cells[stripe &+ Offset.attemptSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
-    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
-    cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
-    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
-  }
-
-  /// An attempt the run wanted to make was refused, by `cause`; it never started.
-  package func attemptRefused(by cause: RetryMetrics.RefusalCause) {
-    add(1, at: Offset.refusals + cause.index)
+  /// An attempt the run wanted to make was refused, by `cause`.
+  func attemptRefused(by cause: RetryMetrics.RefusalCause) {
+    counters.attemptRefused(by: cause)
   }
 
   /// A run of the policy ended with `outcome`, `duration` after its first attempt started.
-  @inline(__always)
-  package func runEnded(_ outcome: RetryOutcome, after duration: Duration) {
-    let nanoseconds = DurationBuckets.nanoseconds(duration)
-    let stripe = circuitBreakerStripe(of: Self.stripeCount) &* Offset.stride
-    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
-    switch outcome {
-    case .succeeded:
-      cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
-    case .failed(let reason):
-      cells[stripe &+ Offset.runFailures &+ bucket].wrappingAdd(1, ordering: .relaxed)
-      cells[stripe &+ Offset.runReasons &+ reason.metricsIndex].wrappingAdd(
-        1, ordering: .relaxed)
-    }
-    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  func runEnded(_ outcome: RetryOutcome, after duration: Duration) {
+    counters.runEnded(outcome, afterNanoseconds: DurationBuckets.nanoseconds(duration))
   }
 
   /// The policy's run uses `breaker`: its state is what the breaker gauge shows.
@@ -162,6 +160,88 @@ package final class PolicyMetrics: @unchecked Sendable {
     lock.withLock { breaker }
   }
 
+}
+
+/// The counters of one policy name as a run writes them: a plain pointer to the cells of a
+/// ``PolicyMetrics``, valid while its ``RetryMetrics`` lives (a run's environment keeps it).
+///
+/// A run finds it once and copies it freely: no reference is counted on the hot path, so
+/// tasks recording into one ``RetryMetrics`` share no cache line but their stripes' cells.
+@usableFromInline
+package struct PolicyCounters: @unchecked Sendable {
+  // Sound: `cells` points to the atomics of a `PolicyMetrics` that its `RetryMetrics`
+  // keeps for its whole life, and a run only uses it while its environment holds that
+  // `RetryMetrics`; the cells are only read and written through their atomic operations.
+  typealias Offset = PolicyMetrics.Offset
+  private let cells: UnsafeMutablePointer<Atomic<UInt64>>
+
+  init(cells: UnsafeMutablePointer<Atomic<UInt64>>) {
+    self.cells = cells
+  }
+
+  /// The first cell of the current thread's stripe.
+  @inline(__always)
+  private var stripe: Int {
+    circuitBreakerStripe(of: PolicyMetrics.stripeCount) &* Offset.stride
+  }
+
+  /// An attempt of the policy starts (the operation is about to be called).
+  @usableFromInline
+  package func attemptStarted() {
+    add(1, at: Offset.started)
+  }
+
+  @inline(__always)
+  func add(_ amount: UInt64, at offset: Int) {
+    cells[stripe &+ offset].wrappingAdd(amount, ordering: .relaxed)
+  }
+
+  /// An attempt that started ended after `nanoseconds`: a success or a failure (any error,
+  /// cancellation and timeouts included).
+  package func attemptEnded(succeeded: Bool, afterNanoseconds nanoseconds: UInt64) {
+    let base = succeeded ? Offset.attemptSuccesses : Offset.attemptFailures
+    let stripe = stripe
+    cells[stripe &+ base &+ DurationBuckets.index(ofNanoseconds: nanoseconds)].wrappingAdd(
+      1, ordering: .relaxed)
+    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
+
+  /// A run's first attempt succeeded after `nanoseconds`: the attempt and the run end
+  /// together (what `run`'s own path records, without a driver).
+  @usableFromInline
+  package func firstAttemptSucceeded(afterNanoseconds nanoseconds: UInt64) {
+    let stripe = stripe
+    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
+    cells[stripe &+ Offset.firstSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    cells[stripe &+ Offset.firstSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
+
+  /// A run's first attempt succeeded after `duration`.
+  @usableFromInline
+  package func firstAttemptSucceeded(after duration: Duration) {
+    firstAttemptSucceeded(afterNanoseconds: DurationBuckets.nanoseconds(duration))
+  }
+
+  /// An attempt the run wanted to make was refused, by `cause`; it never started.
+  package func attemptRefused(by cause: RetryMetrics.RefusalCause) {
+    add(1, at: Offset.refusals + cause.index)
+  }
+
+  /// A run of the policy ended with `outcome`, `nanoseconds` after its first attempt
+  /// started.
+  package func runEnded(_ outcome: RetryOutcome, afterNanoseconds nanoseconds: UInt64) {
+    let stripe = stripe
+    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
+    switch outcome {
+    case .succeeded:
+      cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+    case .failed(let reason):
+      cells[stripe &+ Offset.runFailures &+ bucket].wrappingAdd(1, ordering: .relaxed)
+      cells[stripe &+ Offset.runReasons &+ reason.metricsIndex].wrappingAdd(
+        1, ordering: .relaxed)
+    }
+    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+  }
 }
 
 /// The buckets of both duration histograms, in seconds: 1 ms to 60 s, then +Inf.
@@ -192,12 +272,27 @@ enum DurationBuckets {
     return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
   }
 
-  /// The bucket of a duration of `nanoseconds`: the first whose bound it does not exceed.
+  /// The bucket of a duration of `nanoseconds`: the first whose bound it does not exceed
+  /// (the bounds of ``bounds``, written out: no array is read on the hot path).
   @inline(__always)
   static func index(ofNanoseconds nanoseconds: UInt64) -> Int {
-    var index = 0
-    while index < bounds.count, nanoseconds > bounds[index] { index &+= 1 }
-    return index
+    if nanoseconds <= 1_000_000 { return 0 }
+    if nanoseconds <= 50_000_000 {
+      if nanoseconds <= 2_500_000 { return 1 }
+      if nanoseconds <= 5_000_000 { return 2 }
+      if nanoseconds <= 10_000_000 { return 3 }
+      return nanoseconds <= 25_000_000 ? 4 : 5
+    }
+    if nanoseconds <= 1_000_000_000 {
+      if nanoseconds <= 100_000_000 { return 6 }
+      if nanoseconds <= 250_000_000 { return 7 }
+      return nanoseconds <= 500_000_000 ? 8 : 9
+    }
+    if nanoseconds <= 2_500_000_000 { return 10 }
+    if nanoseconds <= 5_000_000_000 { return 11 }
+    if nanoseconds <= 10_000_000_000 { return 12 }
+    if nanoseconds <= 30_000_000_000 { return 13 }
+    return nanoseconds <= 60_000_000_000 ? 14 : 15
   }
 }
 

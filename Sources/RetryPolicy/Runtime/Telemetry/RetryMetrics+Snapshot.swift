@@ -77,9 +77,12 @@ struct PolicyTotals {
   let metrics: PolicyMetrics
   let values: [UInt64]
   let breakerState: CircuitBreaker.State?
+  /// `{policy="NAME"`, the name escaped (``PolicyMetrics/labelBytes``).
+  let labelBytes: UnsafeBufferPointer<UInt8>
 
   init(_ metrics: PolicyMetrics) {
     self.metrics = metrics
+    self.labelBytes = metrics.labelBytes
     self.values = metrics.totals()
     self.breakerState = metrics.currentBreaker?.state
   }
@@ -124,7 +127,8 @@ struct PolicyTotals {
 }
 
 extension PolicyMetrics {
-  /// Every counter summed over the stripes, by offset.
+  /// Every counter summed over the stripes, by offset; runs whose first attempt succeeded
+  /// are folded into both the attempts' and the runs' successes.
   func totals() -> [UInt64] {
     var totals = [UInt64](repeating: 0, count: Offset.stride)
     for stripe in 0..<Self.stripeCount {
@@ -133,6 +137,13 @@ extension PolicyMetrics {
         totals[offset] &+= cell(at: base + offset)
       }
     }
+    for bucket in 0..<DurationBuckets.bucketCount {
+      let first = totals[Offset.firstSuccesses + bucket]
+      totals[Offset.attemptSuccesses + bucket] &+= first
+      totals[Offset.runSuccesses + bucket] &+= first
+    }
+    totals[Offset.attemptSum] &+= totals[Offset.firstSum]
+    totals[Offset.runSum] &+= totals[Offset.firstSum]
     return totals
   }
 }

@@ -24,8 +24,9 @@ import Synchronization
 /// - `retry_policy_attempt_duration_seconds{policy}` and
 ///   `retry_policy_run_duration_seconds{policy}`: histograms of the durations of attempts
 ///   that were made, and of runs from the start of their first attempt to their end (waits
-///   included), on the run's clock; the buckets end at 0.001, 0.0025, 0.005, 0.01, 0.025,
-///   0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30 and 60 seconds, then +Inf;
+///   included), on the run's clock (for the continuous clock, its coarse reading: see
+///   <doc:Telemetry>); the buckets end at 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+///   0.25, 0.5, 1, 2.5, 5, 10, 30 and 60 seconds, then +Inf;
 /// - `retry_policy_in_flight_attempts{policy}`: attempts started and not yet ended;
 /// - `retry_policy_breaker_state{policy, state}`, for a policy whose runs used a circuit
 ///   breaker: 1 for the breaker's current state (`closed`, `open` or `half_open`), 0 for the
@@ -36,24 +37,23 @@ import Synchronization
 /// cache), then adds to atomic counters striped by thread. Counters only grow for the life of
 /// the object; a ``PolicyStore`` reload keeps them, since names stay. See <doc:Telemetry>.
 public final class RetryMetrics: @unchecked Sendable {
-  // Sound: `byName` is read and written only while `lock` is held; `recent` is an
-  // array of atomics, fixed at init, whose entries point to objects `byName` keeps.
+  // Sound: `byName` is read and written only while `lock` is held; `recent` points to
+  // `recentCount` atomics, initialized in `init` and freed in `deinit`, each 0 or the
+  // address of the `CacheKey` of a `PolicyMetrics` that `byName` keeps for good.
 
   /// An `NSLock`, which ThreadSanitizer sees (see <doc:ProcessWideState>).
   private let lock = NSLock()
   private var byName: [String: PolicyMetrics] = [:]
   /// The counters of the anonymous policy, found without a lookup.
   private let anonymous = PolicyMetrics(name: "anonymous")
+  private let anonymousCounters: PolicyCounters
   /// Whether a run recorded into ``anonymous``: only then is it exposed.
   private let isAnonymousUsed = Atomic<Bool>(false)
-  /// A direct-mapped cache of recently used names' counters, read without the lock.
-  private let recent: [RecentEntry]
-  private static let recentCount = 64
-
-  /// One entry of ``recent``: an unretained reference to counters `byName` keeps for good.
-  private final class RecentEntry: Sendable {
-    let metrics = Atomic<Unmanaged<PolicyMetrics>?>(nil)
-  }
+  /// A direct-mapped cache of recently used names' counters, read without the lock and
+  /// without a reference count: each entry is 0 or the address of a ``PolicyMetrics``'
+  /// ``PolicyMetrics/cacheKey``.
+  private let recent: UnsafeMutablePointer<Atomic<UInt>>
+  private static let recentCount = 256
 
   /// Why an attempt the run wanted to make was not made: the `by` label of
   /// `retry_policy_refusals_total`.
@@ -72,20 +72,40 @@ public final class RetryMetrics: @unchecked Sendable {
 
   /// Creates empty metrics.
   public init() {
-    recent = (0..<Self.recentCount).map { _ in RecentEntry() }
+    recent = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: Self.recentCount)
+    for index in 0..<Self.recentCount { (recent + index).initialize(to: Atomic(0)) }
+    anonymousCounters = anonymous.counters
+  }
+
+  deinit {
+    recent.deinitialize(count: Self.recentCount)
+    recent.deallocate()
   }
 
   /// The counters of the policy named `name` (nil: `anonymous`), made the first time.
-  @inline(__always)
   package func policy(named name: String?) -> PolicyMetrics {
-    guard let name else { return anonymousPolicy() }
-    let entry = recent[Self.slot(of: name)]
-    if let cached = entry.metrics.load(ordering: .acquiring)?.takeUnretainedValue(),
-      cached.name == name
-    {
-      return cached
+    guard let name, name != "anonymous" else { return anonymousPolicy() }
+    return insert(name)
+  }
+
+  /// The counters of the policy named `name` (nil: `anonymous`), as a run writes them:
+  /// found in the cache of recent names without a lock or a reference count, else made or
+  /// found under the lock the first time.
+  @usableFromInline
+  package func counters(named name: String?) -> PolicyCounters {
+    guard let name else {
+      if !isAnonymousUsed.load(ordering: .relaxed) { _ = anonymousPolicy() }
+      return anonymousCounters
     }
-    return insert(name, into: entry)
+    let cached = name.utf8.withContiguousStorageIfAvailable { bytes -> PolicyCounters? in
+      let raw = recent[Self.slot(of: bytes)].load(ordering: .acquiring)
+      guard let key = UnsafePointer<PolicyMetrics.CacheKey>(bitPattern: raw),
+        key.pointee.matches(bytes)
+      else { return nil }
+      return key.pointee.counters
+    }
+    if let cached, let counters = cached { return counters }
+    return insert(name).counters
   }
 
   /// The counters of `policy`'s name.
@@ -94,7 +114,6 @@ public final class RetryMetrics: @unchecked Sendable {
     self.policy(named: policy.name)
   }
 
-  @inline(__always)
   private func anonymousPolicy() -> PolicyMetrics {
     if !isAnonymousUsed.load(ordering: .relaxed) {
       isAnonymousUsed.store(true, ordering: .relaxed)
@@ -102,8 +121,9 @@ public final class RetryMetrics: @unchecked Sendable {
     return anonymous
   }
 
+  /// The counters of `name`, made the first time, and put in the cache of recent names.
   @inline(never)
-  private func insert(_ name: String, into entry: RecentEntry) -> PolicyMetrics {
+  private func insert(_ name: String) -> PolicyMetrics {
     if name == "anonymous" { return anonymousPolicy() }
     let metrics = lock.withLock {
       if let known = byName[name] { return known }
@@ -111,18 +131,32 @@ public final class RetryMetrics: @unchecked Sendable {
       byName[name] = made
       return made
     }
-    entry.metrics.store(Unmanaged.passUnretained(metrics), ordering: .releasing)
+    var hash = Self.hashStart
+    for byte in name.utf8 { hash = Self.mix(hash, byte) }
+    recent[Self.slot(ofHash: hash)].store(
+      UInt(bitPattern: metrics.cacheKey), ordering: .releasing)
     return metrics
   }
 
-  /// The cache entry of a name: from its length and its first and last bytes, which is cheap
-  /// and tells most names of a file apart.
+  /// The cache entry of a name's bytes: an FNV-1a hash of them.
   @inline(__always)
-  private static func slot(of name: String) -> Int {
-    let utf8 = name.utf8
-    let first = Int(utf8.first ?? 0)
-    let last = Int(utf8.last ?? 0)
-    return (utf8.count &* 31 &+ first &* 7 &+ last) & (recentCount - 1)
+  private static func slot(of bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var hash = hashStart
+    for byte in bytes { hash = mix(hash, byte) }
+    return slot(ofHash: hash)
+  }
+
+  private static var hashStart: UInt64 { 0xcbf2_9ce4_8422_2325 }
+
+  @inline(__always)
+  private static func mix(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+    (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+  }
+
+  /// The entry of a hash: its high bits, which every byte stirs.
+  @inline(__always)
+  private static func slot(ofHash hash: UInt64) -> Int {
+    Int(truncatingIfNeeded: hash >> 40) & (recentCount - 1)
   }
 
   /// Every policy's counters, in the order of their names.

@@ -15,38 +15,81 @@
 @usableFromInline
 package struct RunRecorder: Sendable {
   /// The counters of the run's policy name.
-  let counters: PolicyMetrics
-  /// When the attempt under way started: the time since the run started.
-  private var attemptStart: Duration = .zeroInline
+  let counters: PolicyCounters
+  /// When the run started on ``MetricsTime``, for a run on the continuous clock: the
+  /// recorder then reads the time itself; nil: the driver passes it (its clock's time).
+  private let start: UInt64?
+  /// When the attempt under way started, in nanoseconds since the run started.
+  private var attemptStart: UInt64 = 0
   /// For a hedged run, the start of each attempt in flight, by number.
-  private var starts: [Int: Duration] = [:]
+  private var starts: [Int: UInt64] = [:]
   private let hasOverlappingAttempts: Bool
 
-  /// The recorder of a run of `policy` into `metrics`, whose circuit breaker is `breaker`.
+  /// The recorder of a run of `policy` into `metrics`, whose circuit breaker is `breaker`;
+  /// `start` is when the run started on ``MetricsTime`` when the recorder times the run
+  /// itself (a run on the continuous clock), nil when the driver passes its clock's time.
   init(
     _ metrics: RetryMetrics, policy: borrowing CompiledPolicy, breaker: CircuitBreaker?,
-    hasOverlappingAttempts: Bool = false
+    hasOverlappingAttempts: Bool = false, timingSince start: UInt64? = nil
   ) {
-    counters = metrics.policy(policy)
-    if let breaker { counters.observe(breaker) }
+    if let breaker {
+      let policyMetrics = metrics.policy(policy)
+      policyMetrics.observe(breaker)
+      counters = policyMetrics.counters
+    } else {
+      counters = metrics.counters(named: policy.name)
+    }
     self.hasOverlappingAttempts = hasOverlappingAttempts
+    self.start = start
+  }
+
+  /// The time since the run started to date a record with, in nanoseconds: `given` (a
+  /// driver's virtual time) when there is one, else the recorder's own reading, else the
+  /// driver's clock (`clock`, read only then).
+  @inline(__always)
+  func now(_ given: Duration?, clock: () -> Duration) -> UInt64 {
+    if let given { return DurationBuckets.nanoseconds(given) }
+    if let start { return MetricsTime.since(start) }
+    return DurationBuckets.nanoseconds(clock())
+  }
+
+  /// Attempt `attempt` starts, `elapsed` nanoseconds after the run started.
+  mutating func attemptStarted(_ attempt: Int, at elapsed: UInt64) {
+    counters.attemptStarted()
+    if hasOverlappingAttempts { starts[attempt] = elapsed } else { attemptStart = elapsed }
+  }
+
+  /// Attempt `attempt` failed.
+  mutating func attemptFailed(_ attempt: Int, at elapsed: UInt64) {
+    endAttempt(attempt, succeeded: false, at: elapsed)
+  }
+
+  /// The run stopped for `reason`: a refusal counts the attempt the run could not make.
+  func gaveUp(_ reason: RetryStopReason) {
+    if let cause = reason.refusalCause { counters.attemptRefused(by: cause) }
+  }
+
+  /// The run ended with `outcome` after `attempts` attempts; a success ends the attempt
+  /// under way.
+  mutating func finished(_ outcome: RetryOutcome, attempts: Int, at elapsed: UInt64) {
+    if outcome == .succeeded, !hasOverlappingAttempts {
+      endAttempt(attempts, succeeded: true, at: elapsed)
+    }
+    counters.runEnded(outcome, afterNanoseconds: elapsed)
   }
 
   /// Records `event`, reported `elapsed` after the run started.
   mutating func record(_ event: RetryEvent, at elapsed: Duration) {
+    let nanoseconds = DurationBuckets.nanoseconds(elapsed)
     switch event {
     case .attemptStarted(let attempt):
-      counters.attemptStarted()
-      if hasOverlappingAttempts { starts[attempt] = elapsed } else { attemptStart = elapsed }
+      attemptStarted(attempt, at: nanoseconds)
     case .attemptFailed(let attempt, _):
-      endAttempt(attempt, succeeded: false, at: elapsed)
+      attemptFailed(attempt, at: nanoseconds)
     case .gaveUp(_, let reason, _):
-      if let cause = reason.refusalCause { counters.attemptRefused(by: cause) }
+      gaveUp(reason)
     case .finished(let summary):
-      if summary.outcome == .succeeded, !hasOverlappingAttempts {
-        endAttempt(summary.attempts, succeeded: true, at: elapsed)
-      }
-      counters.runEnded(summary.outcome, after: elapsed)
+      finished(summary.outcome, attempts: summary.attempts, at: nanoseconds)
     case .retryScheduled, .attemptRefused, .circuitOpened, .circuitHalfOpened, .circuitClosed,
       .attemptShed, .limitChanged, .hedgeNotApplied:
       break
@@ -55,24 +98,26 @@ package struct RunRecorder: Sendable {
 
   /// Ends attempt `attempt` of a hedged run, the one that succeeded.
   mutating func attemptSucceeded(_ attempt: Int, at elapsed: Duration) {
-    endAttempt(attempt, succeeded: true, at: elapsed)
+    endAttempt(attempt, succeeded: true, at: DurationBuckets.nanoseconds(elapsed))
   }
 
   /// Ends, as failures, the attempts of a hedged run still in flight when it ends: they were
   /// cancelled.
   mutating func endUnfinished(at elapsed: Duration) {
-    for attempt in starts.keys { endAttempt(attempt, succeeded: false, at: elapsed) }
+    let nanoseconds = DurationBuckets.nanoseconds(elapsed)
+    for attempt in starts.keys { endAttempt(attempt, succeeded: false, at: nanoseconds) }
   }
 
-  private mutating func endAttempt(_ attempt: Int, succeeded: Bool, at elapsed: Duration) {
-    let start: Duration
+  private mutating func endAttempt(_ attempt: Int, succeeded: Bool, at elapsed: UInt64) {
+    let start: UInt64
     if hasOverlappingAttempts {
       guard let started = starts.removeValue(forKey: attempt) else { return }
       start = started
     } else {
       start = attemptStart
     }
-    counters.attemptEnded(succeeded: succeeded, after: elapsed.subtractingClamped(start))
+    counters.attemptEnded(
+      succeeded: succeeded, afterNanoseconds: elapsed > start ? elapsed &- start : 0)
   }
 }
 
