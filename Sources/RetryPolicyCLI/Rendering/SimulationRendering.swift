@@ -30,7 +30,7 @@ enum SimulationRendering {
     }
     output += style.bold("outcomes:") + " \(timeline.script.text) (seed \(timeline.seed))\n\n"
     var rows: [[String]] = [["attempt", "start", "outcome", "decision", "wait"]]
-    for attempt in timeline.attempts {
+    for (index, attempt) in timeline.attempts.enumerated() {
       var decision: String
       var wait = ""
       switch attempt.decision {
@@ -40,6 +40,11 @@ enum SimulationRendering {
         decision = "retry \(retry) of \(limit.map(String.init) ?? "∞")"
         if timeline.policy.rules.count > 1 { decision += " (rule \(rule))" }
         wait = millisecondsText(delay)
+        if let admission = admissionWait(after: index, in: timeline),
+          let stage = admissionStage(of: timeline.policy)
+        {
+          wait += " + " + millisecondsText(admission) + " " + stage
+        }
       case .gaveUp(let reason):
         decision = "gave up: " + reason
       }
@@ -64,6 +69,30 @@ enum SimulationRendering {
     }
     output += "\n" + style.bold("result:") + " " + resultText(timeline) + "\n"
     return output
+  }
+
+  /// The time the retry after attempt `index` waited beyond its rule's delay, for its
+  /// `rate` token or its place in `limit`'s line: what the run counts as waited; nil for none.
+  static func admissionWait(after index: Int, in timeline: SimulationTimeline) -> Duration? {
+    let attempts = timeline.attempts
+    guard admissionStage(of: timeline.policy) != nil, index + 1 < attempts.count,
+      case .retry(_, _, _, let delay) = attempts[index].decision
+    else { return nil }
+    let gap = attempts[index + 1].start - attempts[index].end
+    return gap > delay ? gap - delay : nil
+  }
+
+  /// The stage an admission wait was for: `rate`, `queue` (of `limit N queue M`) or both;
+  /// nil for a policy whose attempts never wait to start.
+  static func admissionStage(of policy: CompiledPolicy) -> String? {
+    var queues = false
+    if case .fixed(_, let queue)? = policy.limit, queue > 0 { queues = true }
+    switch (policy.rate != nil, queues) {
+    case (true, true): return Keyword.rate.text + " or queue"
+    case (true, false): return Keyword.rate.text
+    case (false, true): return "queue"
+    case (false, false): return nil
+    }
   }
 
   /// A duration in seconds rounded to the millisecond, for the text timeline: jittered
@@ -92,10 +121,11 @@ enum SimulationRendering {
   }
 
   /// The timeline as JSON: `{"policy", "outcomes", "seed", "attempts": [{"attempt",
-  /// "start", "end", "outcome", "decision", "rule", "retry", "wait", "reason"}],
+  /// "start", "end", "outcome", "decision", "rule", "retry", "wait", "admissionWait" (only
+  /// when a retry waited past its delay for `rate` or `limit`'s line), "reason"}],
   /// "result": {"succeeded", "attempts", "elapsed", "error"}}`.
   static func jsonValue(_ timeline: SimulationTimeline) -> JSONValue {
-    let attempts: [JSONValue] = timeline.attempts.map { attempt in
+    let attempts: [JSONValue] = timeline.attempts.enumerated().map { index, attempt in
       var members = [
         JSONMember("attempt", .int(attempt.number)),
         JSONMember("start", .seconds(attempt.start)),
@@ -110,6 +140,9 @@ enum SimulationRendering {
         members.append(JSONMember("rule", .int(rule)))
         members.append(JSONMember("retry", .int(retry)))
         members.append(JSONMember("wait", .seconds(delay)))
+        if let admission = admissionWait(after: index, in: timeline) {
+          members.append(JSONMember("admissionWait", .seconds(admission)))
+        }
       case .gaveUp(let reason):
         members.append(JSONMember("decision", .string("gaveUp")))
         members.append(JSONMember("reason", .string(reason)))

@@ -355,11 +355,14 @@ struct SimulateCommandTests {
     let root = try Self.json(result)
     let attempts = try #require(root["attempts"] as? [[String: Any]])
     #expect(attempts.map { $0["start"] as? Double } == [0, 1, 2, 3])
+    // The wait for the token shows beside the rule's delay: simulate shows every wait.
+    #expect(attempts.prefix(3).map { $0["admissionWait"] as? Double } == [1, 1, 1])
     let text = await ToolRunner.run([
       "simulate", "retry 4 on serverError rate 1/s burst 1 within 3s", "--outcomes",
       "serverError", "--seed", "1",
     ])
     #expect(text.standardOutput.contains("gave up: rate limited"))
+    #expect(text.standardOutput.contains("retry 1 of 4           0s + 1s rate"))
   }
 
   @Test("an error no rule matches is thrown at once")
