@@ -169,8 +169,8 @@ package final class SystemTimerHeap: @unchecked Sendable {
       return false
     }
     guard isCancelled else { return }
-    waiter.continuation.resume(throwing: CancellationError())
     waiter.census?.timerFreed()
+    waiter.continuation.resume(throwing: CancellationError())
   }
 
   /// Ends the wait `id` as cancelled, if it has not ended.
@@ -181,8 +181,8 @@ package final class SystemTimerHeap: @unchecked Sendable {
       return waiter
     }
     guard let waiter else { return }
-    waiter.continuation.resume(throwing: CancellationError())
     waiter.census?.timerFreed()
+    waiter.continuation.resume(throwing: CancellationError())
   }
 
   /// Ends every wait whose deadline has come, and sets the timer to the next deadline.
@@ -202,8 +202,9 @@ package final class SystemTimerHeap: @unchecked Sendable {
       return due
     }
     for waiter in due {
-      waiter.continuation.resume()
+      // Counted as freed before the task resumes, so that the task sees its wait gone.
       waiter.census?.timerFreed()
+      waiter.continuation.resume()
     }
   }
 
