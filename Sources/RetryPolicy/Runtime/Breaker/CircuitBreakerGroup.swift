@@ -1,7 +1,7 @@
 /// Circuit breakers by key, each made on first use: one per downstream host, at most
 /// ``maximumCount`` of them.
 ///
-/// Given to ``RetryEnvironment/breakerGroup``, it lets `RetryPolicyHTTP` keep one breaker per
+/// Given to `RetryPolicyHTTP`'s `RetryEnvironment.breakerGroup`, it lets `RetryPolicyHTTP` keep one breaker per
 /// URL host, so that one failing host does not open the circuit for the others.
 ///
 ///     let hosts = CircuitBreakerGroup()
@@ -47,7 +47,9 @@ public final class CircuitBreakerGroup: Sendable {
 
   /// Creates an empty group whose breakers measure time on `clock`.
   ///
-  /// - Parameter maximumCount: the most keys kept (at least 1; 1,000 by default).
+  /// - Parameters:
+  ///   - clock: The clock every breaker of the group measures its windows and `for` on.
+  ///   - maximumCount: the most keys kept (at least 1; 1,000 by default).
   public init<C: Clock<Duration>>(clock: C, maximumCount: Int = defaultMaximumCount) {
     self.maximumCount = max(1, maximumCount)
     makeBreaker = { CircuitBreaker(clock: clock) }
