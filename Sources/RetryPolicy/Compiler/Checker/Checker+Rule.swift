@@ -168,13 +168,11 @@ extension PolicyChecker {
     if rule.delayClause != nil && rule.shape == nil { return }
     if rule.jitterRange != nil && rule.jitter == nil { return }
     if rule.maxClause != nil && rule.cap == nil { return }
-    // Made in the argument of `append`: a rule made into a constant first was copied into
-    // the array and then destroyed, retaining and releasing each of its lists.
-    rules.append(
-      RetryRule(
-        behavior: (rule.shape ?? .immediate).behavior(maxCount: rule.maxCount),
-        errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: rule.jitter,
-        maxDelay: rule.cap, hook: rule.hook, honorsRetryAfter: rule.honoringRange != nil))
+    let compiled = RetryRule(
+      behavior: (rule.shape ?? .immediate).behavior(maxCount: rule.maxCount),
+      errorClasses: errorClasses, excludedClasses: excludedClasses, jitter: rule.jitter,
+      maxDelay: rule.cap, hook: rule.hook, honorsRetryAfter: rule.honoringRange != nil)
+    rules.append(consume compiled)
   }
 
   /// Checks a duration against the limits; nil when it is wrong or was unreadable.
