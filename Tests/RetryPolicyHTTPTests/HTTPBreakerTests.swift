@@ -71,8 +71,9 @@ struct HTTPBreakerTests {
       if case .gaveUp(_, let reason, _) = event { return reason }
       return nil
     }
-    #expect(reasons.prefix(2) == [.notIdempotent, .notIdempotent])
-    #expect(recorder.summaries.first?.outcome == .failed(.notIdempotent))
+    #expect(
+      reasons.prefix(2) == [.retriesRefused(.notIdempotent), .retriesRefused(.notIdempotent)])
+    #expect(recorder.summaries.first?.outcome == .failed(.retriesRefused(.notIdempotent)))
     #expect(recorder.summaries.first?.method == "POST")
     #expect(policy.rules.count == 1)
   }
