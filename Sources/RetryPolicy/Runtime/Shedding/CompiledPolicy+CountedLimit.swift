@@ -21,7 +21,10 @@ extension CompiledPolicy {
       case .fixed(let limit, 0)? = self.limit
     else { return nil }
     let isProcessWide = environment.registry === RetryStateRegistry.processWide
-    if isProcessWide, let slot = Self.processWideLimits.slot(for: self, limit: limit) {
+    if isProcessWide {
+      if let slot = Self.processWideLimits.slot(for: self, limit: limit) { return slot }
+    } else if let slot = environment.registry.countedLimitSlot(for: self, limit: limit) {
+      // The registry keeps the limiter while the environment, which the run holds, keeps it.
       return slot
     }
     // The clock (an existential to copy) is read only when the registry is asked.
@@ -30,6 +33,9 @@ extension CompiledPolicy {
     let counted = limiter.countedLimit(for: .fixed(limit: limit, queue: 0))
     guard counted > 0 else { return nil }
     guard isProcessWide, counted == limit else {
+      if !isProcessWide {
+        environment.registry.keepCountedLimiter(limiter, limit: counted, for: self)
+      }
       return CountedLimitSlot(of: limiter, limit: counted, owner: limiter)
     }
     let kept = Self.processWideLimits.keep(limiter, limit: counted, for: self)
