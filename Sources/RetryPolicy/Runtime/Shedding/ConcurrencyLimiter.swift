@@ -22,7 +22,10 @@ import Synchronization
 /// limiter only between policies whose `limit` clauses agree. A limiter is safe to use from
 /// any task; its state is kept behind a lock, except for `limit N` without `queue`, whose
 /// attempts in flight are one atomic count: an attempt takes and gives back its slot without
-/// the lock.
+/// the lock. Such a limit never has more than N attempts in flight. An attempt that finds
+/// every slot taken counts itself for a few nanoseconds before it gives its count back and
+/// asks once more; an attempt that asks in those nanoseconds, just as a slot is freed, may
+/// count it too and be refused.
 public final class ConcurrencyLimiter: @unchecked Sendable {
   // Sound: every stored `var` is written only while `lock` is held, and read with it held,
   // except `countedRefusal`, written once before `countedLimit` is published (releasing) and
