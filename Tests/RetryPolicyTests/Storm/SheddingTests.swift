@@ -74,4 +74,26 @@ extension StormSheddingTests {
     // A waiter admitted before 'within' runs its attempt: at most the 1 s timeout more.
     #expect((queued.p99 ?? 0) <= 3)
   }
+
+  @Test("as in the driver, an error no rule matches is an accept for the throttle")
+  func unmatchedErrorsAreAccepts() async throws {
+    var scenario = Self.scenario()
+    scenario.slowdown = 1
+    scenario.failureRate = 1
+    var quiet = scenario
+    quiet.outageStart = nil
+    // One attempt a request; the outage's errors are `serverError`, which the first
+    // policy's rule takes (not accepts) and the second's does not (accepts).
+    let throttle = ThrottlePolicy(factor: 2, window: .seconds(5))
+    let matching = try Self.policy("retry 0 on serverError", throttle: throttle)
+    let other = try Self.policy("retry 0 on timeout", throttle: throttle)
+    let simulation = StormSimulation(scenario: scenario)
+    let matched = try simulation.run(matching).refused(by: .throttle)
+    let unmatched = try simulation.run(other).refused(by: .throttle)
+    let healthy = try StormSimulation(scenario: quiet).run(other).refused(by: .throttle)
+    // Matched errors are rejections: the throttle refuses through the outage. Unmatched
+    // ones are accepts, as the driver counts them: the outage looks healthy to it.
+    #expect(matched > 1000)
+    #expect(unmatched <= healthy + 20)
+  }
 }
