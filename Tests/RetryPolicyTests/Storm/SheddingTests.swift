@@ -1,5 +1,6 @@
 import RetryPolicy
 import RetryPolicySimulation
+import RetryPolicyTesting
 import Testing
 
 /// The storm simulator with shedding stages: each client its own, on the virtual time.
@@ -95,5 +96,23 @@ extension StormSheddingTests {
     // ones are accepts, as the driver counts them: the outage looks healthy to it.
     #expect(matched > 1000)
     #expect(unmatched <= healthy + 20)
+    // The driver on the same two policies, one client, every attempt a `serverError`.
+    struct ServerError: Error {}
+    let classes: [String: @Sendable (any Error) -> Bool] = ["serverError": { $0 is ServerError }]
+    for (policy, refusesSome) in [(matching, true), (other, false)] {
+      let environment = RetryEnvironment(
+        clock: ManualClock(), errorClasses: classes, registry: RetryStateRegistry())
+      var throttled = 0
+      for _ in 0..<200 {
+        do {
+          _ = try await policy.run(in: environment) { () async throws -> Int in
+            throw ServerError()
+          }
+        } catch is RetryPolicy.ThrottledError {
+          throttled += 1
+        } catch {}
+      }
+      #expect((throttled > 0) == refusesSome)
+    }
   }
 }
