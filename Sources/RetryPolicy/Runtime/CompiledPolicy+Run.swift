@@ -26,7 +26,7 @@ extension CompiledPolicy {
   /// an enum value with that case name (`APIError.serverError(code: 503)` is a `serverError`).
   ///
   /// This form waits on the continuous clock with system random jitter and no registered
-  /// names or hooks; ``run(in:isolation:_:)`` takes all of those. When the policy has neither
+  /// names or hooks; ``run(in:isolation:_:)-(_,_,()->Success)`` takes all of those. When the policy has neither
   /// `timeout`, `within` nor `budget`, the first attempt is a plain call of `operation`: a
   /// success costs no allocation.
   ///
@@ -82,7 +82,7 @@ extension CompiledPolicy {
   /// Runs `operation` in `environment`, retrying it as the policy says, and returns its first
   /// success.
   ///
-  /// Everything ``run(isolation:_:)`` says holds; the environment supplies the clock that
+  /// Everything ``run(isolation:_:)-(_,()->Success)`` says holds; the environment supplies the clock that
   /// every delay and `timeout` uses, the random source of jitter, the error classes and the
   /// hooks the policy names, and an observer of the run's events.
   ///
@@ -215,7 +215,7 @@ extension CompiledPolicy {
   /// Runs `operation`, passing it the attempt it makes, retrying as the policy says, and
   /// returns its first success.
   ///
-  /// Everything ``run(isolation:_:)`` says holds; the operation also learns its attempt's
+  /// Everything ``run(isolation:_:)-(_,()->Success)`` says holds; the operation also learns its attempt's
   /// number, from 1.
   ///
   ///     let page = try await policy.run { attempt in
@@ -237,7 +237,7 @@ extension CompiledPolicy {
   /// Runs `operation` in `environment`, passing it the attempt it makes, retrying as the
   /// policy says, and returns its first success.
   ///
-  /// Everything ``run(in:isolation:_:)`` says holds; the operation also learns its attempt's
+  /// Everything ``run(in:isolation:_:)-(_,_,()->Success)`` says holds; the operation also learns its attempt's
   /// number, from 1.
   ///
   /// - Parameters:

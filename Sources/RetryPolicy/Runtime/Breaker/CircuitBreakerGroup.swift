@@ -50,7 +50,9 @@ public final class CircuitBreakerGroup: Sendable {
 
   /// Creates an empty group whose breakers measure time on `clock`.
   ///
-  /// - Parameter maximumCount: the most keys kept (at least 1; 1,000 by default).
+  /// - Parameters:
+  ///   - clock: The clock every breaker of the group measures its windows and `for` on.
+  ///   - maximumCount: the most keys kept (at least 1; 1,000 by default).
   public init<C: Clock<Duration>>(clock: C, maximumCount: Int = defaultMaximumCount) {
     self.maximumCount = max(1, maximumCount)
     makeBreaker = { CircuitBreaker(clock: clock) }
