@@ -14,7 +14,9 @@ import Synchronization
 /// `throttle` and `rate`, each client likewise has its own state (the runtime's pure state
 /// machines on the virtual time), asked in the runtime's order after the breaker: throttle,
 /// rate, limit. A rate's wait delays the attempt; a waiter in a limit's line starts when an
-/// attempt of its client ends, or leaves at `within`; a refusal ends the request.
+/// attempt of its client ends, or leaves at `within`; a refusal ends the request. As in the
+/// runtime, the throttle's accepts are the attempts that succeeded or failed with an error
+/// no rule of the policy takes (a `serverError` under `retry 3 on timeout`).
 ///
 /// The model, in full:
 /// - requests arrive as a Poisson process of rate `clients × rate` (the sum of the clients'
@@ -120,6 +122,10 @@ struct StormEngine {
   var shedding: [StormClientShedding] = []
   /// The random draws of the throttles.
   var throttleRandom: SeededRandomNumberGenerator
+  /// Whether a failure with the backend's error, or a timeout, is an accept for `throttle`:
+  /// as in the driver, an attempt that failed with an error no rule matches is one.
+  let acceptsServerError: Bool
+  let acceptsTimeout: Bool
   /// What every run records into, when the command asked for metrics.
   let metrics: RetryMetrics?
 
@@ -152,6 +158,17 @@ struct StormEngine {
       shedding = Array(repeating: StormClientShedding(policy: policy), count: scenario.clients)
     }
     self.throttleRandom = SeededRandomNumberGenerator(seed: mix(scenario.seed, 3))
+    let classes = environment.errorClasses
+    let serverError = self.serverError
+    let timeoutError = self.timeoutError
+    (acceptsServerError, acceptsTimeout) = policy.rules.withUnsafeBufferPointer { rules in
+      (
+        RetryStateMachine.takingRule(
+          of: ErrorClassification(serverError, predicates: classes), among: rules) == nil,
+        RetryStateMachine.takingRule(
+          of: ErrorClassification(timeoutError, predicates: classes), among: rules) == nil
+      )
+    }
     let seconds = Int((scenario.duration + 999_999_999) / 1_000_000_000)
     stats.seconds = StormResult.Seconds(count: seconds)
   }
@@ -295,13 +312,14 @@ struct StormEngine {
     freeSlots.append(slot)
   }
 
-  /// Tells the client's shedding state that the attempt of `slot` ended at `now`, and starts
-  /// the waiters it lets in.
-  mutating func attemptEnded(slot: Int32, at now: Int64, succeeded: Bool)
+  /// Tells the client's shedding state that the attempt of `slot` ended at `now` (an accept
+  /// for `throttle` when it succeeded or failed with an error no rule matches), and starts the
+  /// waiters it lets in.
+  mutating func attemptEnded(slot: Int32, at now: Int64, isAccept: Bool)
     throws(StormSimulationError)
   {
     let client = Int(requests[Int(slot)].client)
-    if succeeded { shedding[client].throttle?.accept(now: now) }
+    if isAccept { shedding[client].throttle?.accept(now: now) }
     let started = shedding[client].release(start: requests[Int(slot)].attemptStart, end: now)
     for waiter in started {
       requests[Int(waiter)].ticket = 0
@@ -333,7 +351,7 @@ struct StormEngine {
         stats.seconds.update(Int(arrival / 1_000_000_000)) { $0.succeeded += 1 }
       }
       if slot >= 0 {
-        if isShedding { try attemptEnded(slot: slot, at: now, succeeded: true) }
+        if isShedding { try attemptEnded(slot: slot, at: now, isAccept: true) }
         if !breakers.isEmpty || metrics != nil {
           requests[Int(slot)].run.finishSucceeded(
             in: environment, elapsed: .nanoseconds(now - arrival))
@@ -342,8 +360,12 @@ struct StormEngine {
       }
     case .serverError, .timedOut:
       let elapsed = Duration.nanoseconds(now - arrival)
-      let error = event.kind == EventKind.serverError.rawValue ? serverError : timeoutError
-      if isShedding { try attemptEnded(slot: slot, at: now, succeeded: false) }
+      let isServerError = event.kind == EventKind.serverError.rawValue
+      let error = isServerError ? serverError : timeoutError
+      if isShedding {
+        try attemptEnded(
+          slot: slot, at: now, isAccept: isServerError ? acceptsServerError : acceptsTimeout)
+      }
       let delay: Int64
       do {
         let wait = try requests[Int(slot)].run.decideRetry(
