@@ -61,15 +61,15 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if let limiter = countedLimiter(in: .standard), let clause = limit {
+    } else if let slot = countedLimitSlot(in: .standard) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
       }
     } else {
@@ -142,17 +142,15 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if !environment.isObserved, let limiter = countedLimiter(in: environment),
-      let clause = limit
-    {
+    } else if !environment.isObserved, let slot = countedLimitSlot(in: environment) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
