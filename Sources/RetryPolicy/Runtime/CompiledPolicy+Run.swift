@@ -72,6 +72,15 @@ extension CompiledPolicy {
         slot.release()
         firstFailure = error
       }
+    } else if let gate = sheddingGate(in: .standard) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: .standard, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
+      }
     } else {
       firstFailure = nil
     }
@@ -152,6 +161,15 @@ extension CompiledPolicy {
       } catch {
         slot.release()
         firstFailure = error
+      }
+    } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: environment, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
       rate == nil,

@@ -116,6 +116,12 @@ package struct RetryRun: Sendable {
   @usableFromInline
   package var attempts: Int { machine.attempts }
 
+  /// Draws the random number a first attempt's `throttle` stage draws, for a run whose
+  /// first attempt `run` made itself.
+  mutating func skipFirstAttemptDraw() {
+    _ = random.next()
+  }
+
   /// Whether the circuit breaker refused an attempt of this run (which then ended).
   package var wasRefused: Bool { circuit?.wasRefused ?? false }
 
