@@ -9,6 +9,13 @@ extension RetryRun {
     policy: borrowing CompiledPolicy, sharing environment: borrowing RetryEnvironment,
     attempts: Int, permit: CircuitBreakerStateMachine.Permit
   ) {
+    guard policy.hasSharedState else {
+      // No budget, breaker or shedding: nothing to look up, nothing to keep.
+      self.init(
+        policy: policy, random: environment.random, budget: nil, attempts: attempts,
+        permit: permit, asksShedding: false)
+      return
+    }
     let state = environment.sharedState(for: policy)
     self.init(
       policy: policy, random: environment.random, budget: state.budget, breaker: state.breaker,
@@ -30,6 +37,7 @@ extension RetryRun {
     into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil
   ) {
     recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker, timingSince: start)
+    isRecording = true
   }
 
   /// Counts the tokens of `rate` on `clock`, the run's.
@@ -43,6 +51,40 @@ extension RetryRun {
   mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
     stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
+}
+
+/// The stages a run's policy has (``RetryRun``'s flags).
+struct Stages: OptionSet, Sendable {
+  let rawValue: UInt8
+
+  /// `breaker`.
+  static let breaker = Stages(rawValue: 1)
+  /// `throttle`, `rate` or `limit`.
+  static let shedding = Stages(rawValue: 2)
+  /// `budget`.
+  static let budget = Stages(rawValue: 4)
+  /// `within`.
+  static let deadline = Stages(rawValue: 8)
+
+  init(rawValue: UInt8) {
+    self.rawValue = rawValue
+  }
+
+  /// The stages of `policy`.
+  init(policy: borrowing CompiledPolicy) {
+    var stages: Stages = []
+    if policy.breaker != nil { stages.insert(.breaker) }
+    if policy.throttle != nil || policy.rate != nil || policy.limit != nil {
+      stages.insert(.shedding)
+    }
+    if policy.budgetRatio != nil { stages.insert(.budget) }
+    if policy.deadline != nil { stages.insert(.deadline) }
+    self = stages
+  }
+
+  /// Whether a failed attempt's error is kept for the checks at the next attempt's start,
+  /// which only `within`, a budget and a breaker make.
+  var keepsPendingError: Bool { !isDisjoint(with: [.breaker, .budget, .deadline]) }
 }
 
 /// A random source of any type, as one concrete type: the state machine's draws are

@@ -48,6 +48,13 @@ package struct RetryRun: Sendable {
   package var retryRefusal: RetryStopReason?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
   var recorder: RunRecorder?
+  /// Whether ``recorder`` is set (by `record(into:policy:timingSince:)`): a plain flag, read
+  /// on every attempt, where the check of the optional's payload is a call.
+  var isRecording = false
+  /// Which stages the policy has, so that a run of a policy with none of them (the common
+  /// `retry N …`) asks none: each flag is set when the policy has the clause, whether or not
+  /// the run found its shared object (the checks of the objects themselves stay).
+  private let stages: Stages
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -96,6 +103,7 @@ package struct RetryRun: Sendable {
   ) {
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
+    self.stages = Stages(policy: policy).union(budget == nil ? [] : .budget)
     self.budget = budget
     self.budgetRatio = policy.budgetRatio ?? 0
     if let breaker, let clause = policy.breaker {
@@ -144,7 +152,7 @@ package struct RetryRun: Sendable {
   ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
     // ends the run, and a stage that spends comes after every stage that may refuse.
-    var index = first
+    var index = stages.isEmpty ? RunStage.beforeAttempt.count : first
     while index < RunStage.beforeAttempt.count {
       let stage = RunStage.beforeAttempt[index]
       index += 1
@@ -192,8 +200,8 @@ package struct RetryRun: Sendable {
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    if recorder != nil {
-      let now = recorder?.now(given, clock: elapsed) ?? 0
+    if isRecording {
+      let now = recordingTime(given)
       recorder?.attemptStarted(machine.attempts, at: now)
     }
     environment.report(.attemptStarted(attempt: machine.attempts))
@@ -205,8 +213,10 @@ package struct RetryRun: Sendable {
   package mutating func finishSucceeded(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) {
-    circuit?.succeeded(attempt: machine.attempts, in: environment)
-    if shedding != nil { releaseShedding(isMeasured: true, isAccept: true, in: environment) }
+    if stages.contains(.breaker) { circuit?.succeeded(attempt: machine.attempts, in: environment) }
+    if stages.contains(.shedding), shedding != nil {
+      releaseShedding(isMeasured: true, isAccept: true, in: environment)
+    }
     finish(.succeeded, in: environment, elapsed: given)
   }
 
@@ -259,8 +269,8 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    if recorder != nil {
-      let now = recorder?.now(given, clock: self.elapsed) ?? 0
+    if isRecording {
+      let now = recordingTime(given)
       recorder?.attemptFailed(machine.attempts, at: now)
     }
     environment.report(.attemptFailed(attempt: machine.attempts, error: error))
@@ -269,13 +279,13 @@ package struct RetryRun: Sendable {
     let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
-    if shedding != nil {
+    if stages.contains(.shedding), shedding != nil {
       let isCancelled = action == .giveUp(.cancelled)
       releaseShedding(
         isMeasured: !isCancelled, isAccept: action == .giveUp(.errorNotMatched),
         in: environment)
     }
-    if circuit != nil {
+    if stages.contains(.breaker), circuit != nil {
       // A failure for the breaker is an error a rule matches, and an attempt the policy's
       // own `timeout` cut off; cancellation and an error no rule matches are neither.
       let counts: Bool
@@ -312,7 +322,7 @@ package struct RetryRun: Sendable {
       }
       environment.report(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
-      if budget != nil || machine.deadline != nil || circuit != nil { pendingError = error }
+      if stages.keepsPendingError { pendingError = error }
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
         guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
@@ -384,10 +394,10 @@ package struct RetryRun: Sendable {
     elapsed given: Duration? = nil
   ) -> any Error {
     // However the run ends, the attempt under way no longer holds the circuit's probe.
-    circuit?.release()
+    if stages.contains(.breaker) { circuit?.release() }
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    recorder?.gaveUp(reason)
+    if isRecording { recorder?.gaveUp(reason) }
     environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     finish(.failed(reason), in: environment, elapsed: given)
     return thrown
@@ -397,8 +407,8 @@ package struct RetryRun: Sendable {
     _ outcome: RetryOutcome, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) {
-    if recorder != nil {
-      let now = recorder?.now(given, clock: elapsed) ?? 0
+    if isRecording {
+      let now = recordingTime(given)
       recorder?.finished(outcome, attempts: machine.attempts, at: now)
     }
     guard environment.observer != nil else { return }
@@ -406,6 +416,13 @@ package struct RetryRun: Sendable {
       attempts: machine.attempts, totalDelay: totalDelay, elapsed: given ?? elapsed(),
       outcome: outcome)
     environment.report(.finished(summary))
+  }
+
+  /// The time to date a record of the recorder with (see ``RunRecorder/now(_:)``).
+  @inline(__always)
+  private func recordingTime(_ given: Duration?) -> UInt64 {
+    if let now = recorder?.now(given) { return now }
+    return RunRecorder.nanoseconds(elapsed())
   }
 
   /// The time since the run's first attempt, or zero when nothing needs it (see
