@@ -46,6 +46,29 @@ extension RetryRun {
     shedding?.bindRate(to: clock)
   }
 
+  /// The time to date a record of the recorder with (see ``RunRecorder/now(_:)``).
+  ///
+  /// Static, and given the run's parts: a method of the run called from a mutating method
+  /// would take a copy of the whole run.
+  @inline(__always)
+  static func recordingTime(
+    _ given: Duration?, _ recorder: RunRecorder?,
+    _ stopwatch: (any RunStopwatch)?
+  ) -> UInt64 {
+    if let now = recorder?.now(given) { return now }
+    return RunRecorder.nanoseconds(stopwatch?.elapsed() ?? .zeroInline)
+  }
+
+  /// The time `stopwatch` measured since `start`, or zero without a stopwatch; static for
+  /// the reason ``recordingTime(_:_:_:)`` is.
+  @inline(__always)
+  static func elapsed(
+    _ stopwatch: (any RunStopwatch)?, since start: Duration
+  ) -> Duration {
+    guard let elapsed = stopwatch?.elapsed() else { return .zeroInline }
+    return elapsed.subtractingClamped(start)
+  }
+
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
   @usableFromInline
   mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {

@@ -159,7 +159,7 @@ package struct RetryRun: Sendable {
       switch stage {
       case .deadline:
         if let error = pendingError, let deadline = machine.deadline,
-          (given ?? episodeElapsed()) > deadline
+          (given ?? Self.elapsed(stopwatch, since: episodeStart)) > deadline
         {
           throw stop(.deadlineExceeded, error, in: environment, elapsed: given)
         }
@@ -201,7 +201,7 @@ package struct RetryRun: Sendable {
     }
     machine.attemptStarted()
     if isRecording {
-      let now = recordingTime(given)
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.attemptStarted(machine.attempts, at: now)
     }
     environment.report(.attemptStarted(attempt: machine.attempts))
@@ -270,13 +270,15 @@ package struct RetryRun: Sendable {
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
     if isRecording {
-      let now = recordingTime(given)
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.attemptFailed(machine.attempts, at: now)
     }
     environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
-    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
+    let elapsed =
+      machine.deadline == nil
+      ? Duration.zeroInline : given ?? Self.elapsed(stopwatch, since: episodeStart)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
     if stages.contains(.shedding), shedding != nil {
@@ -408,7 +410,7 @@ package struct RetryRun: Sendable {
     elapsed given: Duration? = nil
   ) {
     if isRecording {
-      let now = recordingTime(given)
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.finished(outcome, attempts: machine.attempts, at: now)
     }
     guard environment.observer != nil else { return }
@@ -418,24 +420,15 @@ package struct RetryRun: Sendable {
     environment.report(.finished(summary))
   }
 
-  /// The time to date a record of the recorder with (see ``RunRecorder/now(_:)``).
-  @inline(__always)
-  private func recordingTime(_ given: Duration?) -> UInt64 {
-    if let now = recorder?.now(given) { return now }
-    return RunRecorder.nanoseconds(elapsed())
-  }
-
   /// The time since the run's first attempt, or zero when nothing needs it (see
   /// ``stopwatch``): the summary's `elapsed`, across a sequence's episodes.
   private func elapsed() -> Duration {
-    guard let stopwatch else { return .zeroInline }
-    return stopwatch.elapsed()
+    stopwatch?.elapsed() ?? .zeroInline
   }
 
   /// The time since the current episode started (the run's start for `run`), which `within`
   /// counts from.
   func episodeElapsed() -> Duration {
-    guard let stopwatch else { return .zeroInline }
-    return stopwatch.elapsed().subtractingClamped(episodeStart)
+    Self.elapsed(stopwatch, since: episodeStart)
   }
 }

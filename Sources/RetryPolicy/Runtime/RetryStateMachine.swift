@@ -140,6 +140,7 @@ package struct RetryStateMachine: Sendable {
   }
 
   /// The hook name of rule `index`, read in place.
+  @inline(__always)
   package func hookName(ofRule index: Int) -> String? {
     rules.withUnsafeBufferPointer { $0[index].hook }
   }
