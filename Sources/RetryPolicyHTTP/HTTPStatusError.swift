@@ -11,7 +11,7 @@ import RetryPolicy
 /// run, so that the policy's rules match it by status (`503`, `5xx`, `transient`) and honor
 /// its `Retry-After`; they never throw it: when the run stops, its response and data are
 /// returned, as URLSession would have returned them. An observer sees it in
-/// ``RetryEvent/attemptFailed(attempt:error:)``, with the status and the method.
+/// ``RetryPolicy/RetryEvent/attemptFailed(attempt:error:)``, with the status and the method.
 public struct HTTPStatusError: HTTPStatusProviding, RetryAfterProviding, CustomStringConvertible {
   /// The response's status code, such as 503.
   public var statusCode: Int

@@ -22,7 +22,8 @@ extension URLSession {
   /// stream (`httpBodyStream`) is never retried. Others get one attempt (under the policy's
   /// `timeout`, the host's breaker and the budget, whose failure the breaker counts); when it
   /// fails in a way a rule would have retried, the run stops with the reason
-  /// ``RetryStopReason/notIdempotent``.
+  /// `RetryStopReason.retriesRefused(_:)` carrying
+  /// ``RetryRefusal/notIdempotent`` (`request not idempotent`).
   ///
   /// A connection that closes before the response is complete fails as
   /// `networkConnectionLost` on every platform (FoundationNetworking's other codes for it
@@ -124,8 +125,7 @@ extension URLSession {
       // A request that may not be sent twice is one attempt of the same policy, under its
       // breaker and budget: a failure a rule would retry ends it as `notIdempotent`.
       guard isRefused else { return try await policy.run(in: environment, attempt) }
-      return try await policy.runOnce(
-        in: environment, refusingRetriesFor: .notIdempotent, attempt)
+      return try await policy.run(in: environment, refusingRetries: .notIdempotent, attempt)
     } catch let error as HTTPStatusError {
       return (error.data, error.response.response)
     }

@@ -16,7 +16,7 @@ import RetryPolicySimulation
 public final class ManualClock: Clock, Sendable {
   /// A point in a virtual clock's time: the time since the clock was created.
   ///
-  /// The same type as ``ImmediateClock/Instant``, so that both clocks read one kind of time.
+  /// The same type as `ImmediateClock.Instant`, so that both clocks read one kind of time.
   public typealias Instant = ImmediateClock.Instant
 
   private struct Sleeper {

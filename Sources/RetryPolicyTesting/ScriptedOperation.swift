@@ -21,7 +21,10 @@ public final class ScriptedOperation<Success: Sendable>: Sendable {
   /// Creates an operation that throws `failures` in order, one an attempt, then returns
   /// `value` on every later attempt.
   ///
-  /// - Parameter clock: The clock attempt times are read on, counted from this call.
+  /// - Parameters:
+  ///   - failures: The errors the first attempts throw, in order.
+  ///   - value: What every attempt after them returns.
+  ///   - clock: The clock attempt times are read on, counted from this call.
   public init(
     failures: [any Error], thenReturning value: Success,
     clock: some Clock<Duration> = ContinuousClock()
@@ -76,7 +79,9 @@ public final class ScriptedOperation<Success: Sendable>: Sendable {
 extension ScriptedOperation where Success == Void {
   /// Creates an operation that throws `failures` in order, one an attempt, then succeeds.
   ///
-  /// - Parameter clock: The clock attempt times are read on, counted from this call.
+  /// - Parameters:
+  ///   - failures: The errors the first attempts throw, in order.
+  ///   - clock: The clock attempt times are read on, counted from this call.
   public convenience init(failures: [any Error], clock: some Clock<Duration> = ContinuousClock()) {
     self.init(failures: failures, thenReturning: (), clock: clock)
   }

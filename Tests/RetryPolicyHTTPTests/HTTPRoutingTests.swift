@@ -60,9 +60,13 @@ struct HTTPRoutingTests {
     let reasons = recorder.events.compactMap { event -> RetryStopReason? in
       if case .gaveUp(_, let reason, _) = event { reason } else { nil }
     }
-    #expect(reasons == [.notIdempotent])
-    #expect(recorder.summaries.map(\.outcome) == [.failed(.notIdempotent)])
-    #expect(RetryStopReason.notIdempotent.description == "request not idempotent")
+    #expect(reasons == [.retriesRefused(.notIdempotent)])
+    #expect(recorder.summaries.map(\.outcome) == [.failed(.retriesRefused(.notIdempotent))])
+    #expect(RetryStopReason.retriesRefused(.notIdempotent).description == "request not idempotent")
+    #expect(RetryStopReason.retriesRefused(.notIdempotent).caseName == "notIdempotent")
+    #expect(
+      recorder.events.map(\.description).contains(
+        "attempt 1 failed; gave up: request not idempotent"))
   }
 
   @Test("a refused POST whose status no rule names still reports 'error not matched'")

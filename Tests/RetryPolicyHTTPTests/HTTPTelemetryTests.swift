@@ -42,4 +42,28 @@ struct HTTPTelemetryTests {
     #expect(values?.attempts == [.success: 1, .failure: 2, .refused: 0])
     #expect(values?.successfulRuns == 1)
   }
+
+  @Test("a POST whose retries are refused counts under the reason label 'notIdempotent'")
+  func notIdempotentLabel() async throws {
+    let server = try TestHTTPServer(script: [.respond(status: 503)])
+    defer { server.stop() }
+    var policy = try compile(policy: "retry 3 on 5xx backoff 1s")
+    policy.name = "orders"
+    let metrics = RetryMetrics()
+    var request = URLRequest(url: server.url("/orders"))
+    request.httpMethod = "POST"
+    let (_, response) = try await makeSession().data(
+      for: request, policy: policy, in: RetryEnvironment(clock: ManualClock(), metrics: metrics))
+    #expect(status(response) == 503)
+    #expect(server.requests.count == 1)
+    let values = try #require(metrics.snapshot()[policy: "orders"])
+    #expect(values.failedRuns == [.retriesRefused(.notIdempotent): 1])
+    #expect(values.attempts == [.success: 0, .failure: 1, .refused: 0])
+    let text = metrics.openMetricsText()
+    #expect(
+      text.contains(
+        "retry_policy_runs_total{policy=\"orders\",outcome=\"failure\",reason=\"notIdempotent\"} 1"
+      ))
+    #expect(!text.contains("reason=\"retriesRefused\""))
+  }
 }

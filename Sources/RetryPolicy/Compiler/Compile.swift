@@ -51,7 +51,7 @@ public struct PolicyFile: Sendable, Equatable {
   /// meant, such as `delay 0s`.
   ///
   /// `compile(policyFile:)` fails on errors and returns the warnings here;
-  /// ``analyze(policyFile:vocabulary:)`` gives every diagnostic.
+  /// ``analyze(policyFile:vocabulary:)-(String,_)`` gives every diagnostic.
   public var warnings: [Diagnostic]
 
   /// Reads and compiles the policy file at `url`.

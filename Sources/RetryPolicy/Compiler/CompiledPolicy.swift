@@ -138,7 +138,7 @@ public struct CompiledPolicy: Sendable, Hashable {
   /// The retry budget (`budget P%`) as a fraction of first attempts, such as 0.1: each run's
   /// first attempt deposits this much of a token in the run's ``RetryBudget``.
   public var budgetRatio: Double?
-  /// Concurrent extra attempts (`hedge N after D`), run by ``runHedged(in:_:)``.
+  /// Concurrent extra attempts (`hedge N after D`), run by ``runHedged(in:_:)-(_,()->Success)``.
   public var hedge: HedgePolicy?
   /// When the circuit opens (`breaker P% …`); the state is a ``CircuitBreaker`` the host owns.
   public var breaker: CircuitBreakerPolicy?

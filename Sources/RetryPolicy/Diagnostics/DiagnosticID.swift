@@ -1,7 +1,7 @@
 /// The stable identifier of a diagnostic, such as `unknown-unit`.
 ///
 /// Tools and tests match on these rather than on message text. The core's catalogue is
-/// ``allCases``: each has a factory in ``DiagnosticMessage`` (syntax messages in
+/// ``allCases``: each has a factory in `DiagnosticMessage` (syntax messages in
 /// `DiagnosticMessage+Syntax.swift`, semantic ones in `DiagnosticMessage+Semantics.swift`).
 /// A tool declares the identifiers of its own diagnostics (such as `retry-policy export`'s
 /// `inexact-export`) beside it, outside the catalogue.
@@ -116,7 +116,7 @@ public struct DiagnosticID: RawRepresentable, Sendable, Hashable, Codable, Custo
   public static let durationTooLong = DiagnosticID(catalogued: "duration-too-long")
   /// A budget percentage outside (0, 100].
   public static let budgetOutOfRange = DiagnosticID(catalogued: "budget-out-of-range")
-  /// A hedge count outside 1 to ``PolicyLimits/largestHedgeCount``.
+  /// A hedge count outside 1 to `PolicyLimits.largestHedgeCount`.
   public static let hedgeCountOutOfRange = DiagnosticID(catalogued: "hedge-count-out-of-range")
   /// A rule clause that has no meaning under `hedge` (a delay, jitter, cap or hook).
   public static let hedgeConflict = DiagnosticID(catalogued: "hedge-conflict")

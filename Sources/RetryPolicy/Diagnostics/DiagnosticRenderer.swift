@@ -7,12 +7,12 @@
 /// Color (ANSI escapes) is used only when asked for; callers decide from the terminal and
 /// `NO_COLOR`.
 ///
-/// The line and column printed are the ``SourceLocationConverter``'s, made once per text:
+/// The line and column printed are the `SourceLocationConverter`'s, made once per text:
 /// the same count of lines (LF or CR LF; a lone CR ends none) and columns (Unicode scalars)
 /// as every other tool's.
 ///
 /// Each diagnostic costs time in proportion to the stretch of its line that is shown (at most
-/// ``maximumShownColumns`` characters), found from the diagnostic's byte offset: never the
+/// `maximumShownColumns` characters), found from the diagnostic's byte offset: never the
 /// whole line, so many diagnostics on one long line render in linear time. In the shown line
 /// a tab is a space, bytes that are not UTF-8 are U+FFFD, invisible and direction-changing
 /// characters are written `<U+202E>`, and the marker lands under the right cell after wide

@@ -123,10 +123,15 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
   /// A hedged run had started all its `hedge N` extra attempts, and every attempt failed,
   /// though the rule that took the last error had retries left.
   case hedgeLimitReached
-  /// The request may not be sent twice (RetryPolicyHTTP: a method that is not idempotent,
-  /// without an `Idempotency-Key`, or a body stream), so a failure a rule would have retried
-  /// ends the run.
-  case notIdempotent
+  /// The host refused every retry of the run, for the reason the ``RetryRefusal`` gives, so
+  /// a failure a rule would have retried ends it (see
+  /// ``CompiledPolicy/run(in:refusingRetries:isolation:_:)``).
+  ///
+  /// `RetryPolicyHTTP` refuses the retries of a request it may not send twice (a method that
+  /// is not idempotent, without an `Idempotency-Key`, or a body stream) with
+  /// `RetryRefusal.notIdempotent`: the reason prints `request not idempotent`, and its
+  /// ``RetryStopReason/caseName`` is `notIdempotent`.
+  case retriesRefused(RetryRefusal)
   /// The policy's circuit breaker refused the next attempt.
   case circuitOpen
   /// The policy's adaptive throttling (`throttle`) refused the next attempt.
@@ -147,7 +152,7 @@ public enum RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     case .cancelled: "cancelled"
     case .hookFailed: "hook failed"
     case .hedgeLimitReached: "hedge limit reached"
-    case .notIdempotent: "request not idempotent"
+    case .retriesRefused(let refusal): refusal.description
     case .circuitOpen: "circuit open"
     case .throttled: "throttled"
     case .limitExceeded: "limit exceeded"

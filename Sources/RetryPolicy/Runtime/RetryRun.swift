@@ -42,10 +42,10 @@ package struct RetryRun: Sendable {
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
   package internal(set) var totalDelay: Duration = .zeroInline
-  /// Why this run may make no retry, when it may not (`notIdempotent`: a request
-  /// RetryPolicyHTTP may not send twice): a failure a rule would retry then ends the run for
-  /// this reason, after the breaker and the budget counted it as any failure.
-  package var retryRefusal: RetryStopReason?
+  /// Why this run may make no retry, when it may not (RetryPolicyHTTP's `notIdempotent`: a
+  /// request it may not send twice): a failure a rule would retry then ends the run as
+  /// `retriesRefused`, after the breaker and the budget counted it as any failure.
+  package var retryRefusal: RetryRefusal?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
   var recorder: RunRecorder?
   /// Whether ``recorder`` is set (by `record(into:policy:timingSince:)`): a plain flag, read
@@ -305,7 +305,7 @@ package struct RetryRun: Sendable {
       }
     }
     if let retryRefusal, case .retry = action {
-      throw stop(retryRefusal, error, in: environment, elapsed: given)
+      throw stop(.retriesRefused(retryRefusal), error, in: environment, elapsed: given)
     }
     switch action {
     case .giveUp(let reason):

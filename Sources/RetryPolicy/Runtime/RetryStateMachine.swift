@@ -122,7 +122,10 @@ package struct RetryStateMachine: Sendable {
   package static func takingRule(
     of error: ErrorClassification, among rules: UnsafeBufferPointer<RetryRule>
   ) -> Int? {
-    guard !error.isCancellation else { return nil }
+    // Cancellation and the refusals of a breaker and of load shedding (`circuitOpen`,
+    // `limitExceeded`, `throttled`, `rateLimited`, thrown by a run inside the operation) are
+    // never retried, even by a rule that names their class (contract §12, §14).
+    guard !error.isCancellation, !error.isCircuitOpen, !error.isShed else { return nil }
     var catchAll: Int?
     for index in rules.indices {
       // Each rule's classes were resolved when it was made: no class text is read here. The

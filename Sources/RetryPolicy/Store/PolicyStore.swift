@@ -149,7 +149,7 @@ public final class PolicyStore: Sendable {
   ///
   /// Throws ``PolicyStoreError/unknownPolicy(_:suggestion:)`` before calling the operation
   /// when the file has no policy of that name; otherwise what
-  /// ``CompiledPolicy/run(in:_:)`` throws.
+  /// ``CompiledPolicy/run(in:isolation:_:)-(_,_,()->Success)`` throws.
   public func run<Success>(
     _ name: String,
     in environment: RetryEnvironment = .standard,

@@ -37,6 +37,19 @@ package enum Clause: Int, Sendable, Hashable, CaseIterable, Comparable {
   /// The arguments of the clause's entry, in the order they are written.
   package var arguments: [ArgumentSpec] { ClauseTable.entries[rawValue].arguments }
 
+  /// The number of arguments of the clause's entry.
+  package var argumentCount: Int { ClauseTable.entries[rawValue].arguments.count }
+
+  /// The argument at `index` of the clause's entry, read in place.
+  ///
+  /// The parser and the checker read an argument's members through this (`argument(i).shape`)
+  /// and pass the index, not the `ArgumentSpec`: the table is immutable, so a member read
+  /// from it in place costs no retain, where an `ArgumentSpec` or an `arguments` array held
+  /// across a call is retained and released for every clause read.
+  package func argument(_ index: Int) -> ArgumentSpec {
+    ClauseTable.entries[rawValue].arguments[index]
+  }
+
   /// The clause's keywords as written, such as `backoff` or `honoring retry-after`.
   package var text: String { ClauseTable.entries[rawValue].text }
 

@@ -9,21 +9,21 @@ extension PolicyParser {
   /// The arguments are read by the shapes of the clause's entry in the table: the positional
   /// ones in order, then those after words of their own (`over D`), each at most once and in
   /// the entry's order; a word out of order or given twice is reported at the word. The
-  /// words that messages quote are made only when a message is.
+  /// words that messages quote are made only when a message is. The entry's arguments are
+  /// named by their index and read in place (see `Clause.argument(_:)`).
   mutating func parseClause(_ clause: Clause) -> Bool {
-    let arguments = clause.arguments
+    let argumentCount = clause.argumentCount
     let keywordRange = token.range
     advance()
     var syntax = ClauseSyntax(clause: clause, keywordRange: keywordRange, range: keywordRange)
     var index = 0
     // The positional arguments.
-    while index < arguments.count, arguments[index].word == nil {
-      let argument = arguments[index]
-      if argument.isOptional && !isAtValue(of: argument.shape) {
+    while index < argumentCount, clause.argument(index).word == nil {
+      if clause.argument(index).isOptional && !isAtValue(of: clause.argument(index).shape) {
         index += 1
         continue
       }
-      guard let value = parseValue(argument, after: clause.keyword.text, of: clause) else {
+      guard let value = parseValue(index, of: clause, after: clause.keyword.text) else {
         return false
       }
       syntax.setArgument(value, at: index)
@@ -32,28 +32,29 @@ extension PolicyParser {
     // The arguments after words of their own.
     let firstWorded = index
     var written: [(index: Int, range: SourceRange)] = []
-    while let found = wordedArgument(of: arguments, from: firstWorded) {
+    while let found = wordedArgument(of: clause, from: firstWorded) {
       let wordRange = token.range
-      let argument = arguments[found]
       // A keyword given again starts its own clause, unless a value of this clause follows
       // (`hedge 2 after 1s after refreshToken` has an `after` clause; `… after 1s after 2s`
       // repeats `after`).
-      if syntax.hasArgument(found), isStartingOwnClause(argument) { break }
+      if syntax.hasArgument(found), isStartingOwnClause(clause.argument(found).shape) { break }
       advance()
       if syntax.hasArgument(found) {
-        report(.repeatedWord(argument.word ?? "", in: clause.text), at: wordRange)
+        report(.repeatedWord(clause.argument(found).word ?? "", in: clause.text), at: wordRange)
       } else if let later = written.first(where: { $0.index > found }) {
-        guard let value = parseValue(argument, after: argument.word ?? "", of: clause) else {
+        guard let value = parseValue(found, of: clause, after: clause.argument(found).word ?? "")
+        else {
           return false
         }
         syntax.setArgument(value, at: found)
         reportMisplaced(
-          argument.word ?? "", before: arguments[later.index].word ?? "", in: clause.text,
-          at: wordRange, after: later.range)
+          clause.argument(found).word ?? "", before: clause.argument(later.index).word ?? "",
+          in: clause.text, at: wordRange, after: later.range)
         written.append((found, wordRange))
         continue
       }
-      guard let value = parseValue(argument, after: argument.word ?? "", of: clause) else {
+      guard let value = parseValue(found, of: clause, after: clause.argument(found).word ?? "")
+      else {
         return false
       }
       if !syntax.hasArgument(found) {
@@ -61,10 +62,10 @@ extension PolicyParser {
         written.append((found, wordRange))
       }
     }
-    for offset in firstWorded..<arguments.count
-    where !arguments[offset].isOptional && !syntax.hasArgument(offset) {
+    for offset in firstWorded..<argumentCount
+    where !clause.argument(offset).isOptional && !syntax.hasArgument(offset) {
       if token.kind != .error {
-        let argument = arguments[offset]
+        let argument = clause.argument(offset)
         report(
           argument.expectedWord ?? .expectedWord(argument.word ?? "", in: clause.text),
           at: token.range)
@@ -76,15 +77,15 @@ extension PolicyParser {
     return true
   }
 
-  /// The index of the argument among `arguments`, from `start` on, whose word the current
+  /// The index of the argument of `clause`'s entry, from `start` on, whose word the current
   /// token is.
-  func wordedArgument(of arguments: [ArgumentSpec], from start: Int) -> Int? {
-    guard token.kind == .word, start < arguments.count else { return nil }
-    for index in start..<arguments.count {
-      let argument = arguments[index]
-      if let keyword = argument.wordKeyword {
+  func wordedArgument(of clause: Clause, from start: Int) -> Int? {
+    let count = clause.argumentCount
+    guard token.kind == .word, start < count else { return nil }
+    for index in start..<count {
+      if let keyword = clause.argument(index).wordKeyword {
         if token.keyword == keyword { return index }
-      } else if token.keyword == nil, let word = argument.word,
+      } else if token.keyword == nil, let word = clause.argument(index).word,
         lexer.slice(token.start, token.end).elementsEqual(word.utf8)
       {
         return index
@@ -93,12 +94,13 @@ extension PolicyParser {
     return nil
   }
 
-  /// Whether the current token, a keyword word of `argument` given already, starts a clause
-  /// of its own: it starts one, and what follows it is no value of `argument`.
-  func isStartingOwnClause(_ argument: ArgumentSpec) -> Bool {
+  /// Whether the current token, a keyword word of an argument given already whose value has
+  /// `shape`, starts a clause of its own: it starts one, and what follows it is no value of
+  /// that shape.
+  func isStartingOwnClause(_ shape: ArgumentShape) -> Bool {
     guard token.clause != nil else { return false }
     var lookahead = lexer
-    return !Self.isValue(lookahead.next(), of: argument.shape)
+    return !Self.isValue(lookahead.next(), of: shape)
   }
 
   /// Reports `word` written after `before`, at `wordRange`, with the move as a fix-it: the
@@ -136,24 +138,26 @@ extension PolicyParser {
     }
   }
 
-  /// Parses the value of `argument`, written after `word`, by its shape; nil (and a
-  /// diagnostic) when it is missing or malformed.
+  /// Parses the value of the argument at `index` of `clause`'s entry, written after `word`,
+  /// by its shape; nil (and a diagnostic) when it is missing or malformed.
   mutating func parseValue(
-    _ argument: ArgumentSpec, after word: @autoclosure () -> String, of clause: Clause
+    _ index: Int, of clause: Clause, after word: @autoclosure () -> String
   ) -> ArgumentSyntax? {
-    switch argument.shape {
+    switch clause.argument(index).shape {
     case .none:
       return .word
     case .count:
       guard token.kind == .number, !token.hasFraction else {
         if token.kind != .error {
-          report(argument.expectedValue ?? .expectedWholeNumber(after: word()), at: token.range)
+          report(
+            clause.argument(index).expectedValue ?? .expectedWholeNumber(after: word()),
+            at: token.range)
         }
         // A count that is no whole number: the rest of the clause is skipped, not read as
         // another clause (`hedge 1.5 after 1s`).
         if token.kind == .number {
           advance()
-          skipWords(of: clause.arguments)
+          skipWords(of: clause)
         }
         return nil
       }
@@ -245,10 +249,12 @@ extension PolicyParser {
     return parseDuration(after: "+").map(ArgumentSyntax.increment)
   }
 
-  /// Skips the words of a clause's `arguments` that are keywords (`after` of `hedge`) and the
+  /// Skips the words of `clause`'s arguments that are keywords (`after` of `hedge`) and the
   /// values after them, which would otherwise be read as clauses of their own.
-  mutating func skipWords(of arguments: [ArgumentSpec]) {
-    while let index = wordedArgument(of: arguments, from: 0), arguments[index].wordKeyword != nil {
+  mutating func skipWords(of clause: Clause) {
+    while let index = wordedArgument(of: clause, from: 0),
+      clause.argument(index).wordKeyword != nil
+    {
       advance()
       if token.kind == .number || token.kind == .duration { advance() }
     }

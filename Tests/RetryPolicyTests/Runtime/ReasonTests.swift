@@ -99,3 +99,94 @@ struct RuntimeReasonTests {
     #expect(String(describing: RetryEvent.attemptStarted(attempt: 2)) == "attempt 2 started")
   }
 }
+
+extension RetryRefusal {
+  /// A refusal a host of the tests defines, as `RetryPolicyHTTP` defines `notIdempotent`.
+  fileprivate static let notReplayable = RetryRefusal(
+    name: "notReplayable", description: "stream not replayable")
+}
+
+@Suite("Runtime: retries refused by the host, one attempt under the policy")
+struct RuntimeRetryRefusalTests {
+  @Test("a failure a rule would retry ends the run at once, for the host's refusal")
+  func refusedRetryStops() async throws {
+    let policy = try compile(policy: "retry 3 on unavailable delay 1s")
+    let recorder = RetryEventRecorder()
+    let metrics = RetryMetrics()
+    let calls = Locked(0)
+    // A manual clock nobody advances: a run that waited a delay would never end.
+    let environment = RetryEnvironment(
+      clock: ManualClock(), observer: recorder.observer, metrics: metrics)
+    await #expect(throws: RPCError.unavailable) {
+      try await policy.run(in: environment, refusingRetries: .notReplayable) {
+        calls.withLock { $0 += 1 }
+        throw RPCError.unavailable
+      }
+    }
+    #expect(calls.withLock { $0 } == 1)
+    let (gaveUp, outcomes) = reasons(recorder)
+    #expect(gaveUp == [.retriesRefused(.notReplayable)])
+    #expect(outcomes == [.failed(.retriesRefused(.notReplayable))])
+    #expect(recorder.summaries.map(\.totalDelay) == [.zero])
+    #expect(
+      recorder.events.map(\.description).contains(
+        "attempt 1 failed; gave up: stream not replayable"))
+    #expect(RetryStopReason.retriesRefused(.notReplayable).caseName == "notReplayable")
+    // The refusal names itself in the metrics: its name is the `reason` label.
+    let values = try #require(metrics.snapshot()[policy: "anonymous"])
+    #expect(values.failedRuns == [.retriesRefused(.notReplayable): 1])
+    #expect(
+      metrics.openMetricsText().contains(
+        "retry_policy_runs_total{policy=\"anonymous\",outcome=\"failure\",reason=\"notReplayable\"} 1"
+      ))
+  }
+
+  @Test("an error no rule matches and a success end the run as in any run")
+  func unmatchedAndSuccess() async throws {
+    let policy = try compile(policy: "retry 3 on unavailable delay 1s")
+    let recorder = RetryEventRecorder()
+    let environment = RetryEnvironment(clock: ManualClock(), observer: recorder.observer)
+    await #expect(throws: CancellationError.self) {
+      try await policy.run(in: environment, refusingRetries: .notReplayable) {
+        throw CancellationError()
+      }
+    }
+    let value = try await policy.run(in: environment, refusingRetries: .notReplayable) { 7 }
+    #expect(value == 7)
+    #expect(reasons(recorder).1 == [.failed(.cancelled), .succeeded])
+  }
+
+  @Test("the one attempt is under the breaker: its failures open the circuit, which refuses it")
+  func breakerCountsRefusedRuns() async throws {
+    let policy = try compile(policy: "retry 3 on unavailable delay 1s breaker 50% min 2 for 5s")
+    let clock = ManualClock()
+    let breaker = CircuitBreaker()
+    let environment = RetryEnvironment(clock: clock, breaker: breaker)
+    let calls = Locked(0)
+    for _ in 0..<2 {
+      await #expect(throws: RPCError.unavailable) {
+        try await policy.run(in: environment, refusingRetries: .notReplayable) {
+          calls.withLock { $0 += 1 }
+          throw RPCError.unavailable
+        }
+      }
+    }
+    #expect(breaker.state == .open)
+    await #expect(throws: CircuitOpenError.self) {
+      try await policy.run(in: environment, refusingRetries: .notReplayable) {
+        calls.withLock { $0 += 1 }
+      }
+    }
+    #expect(calls.withLock { $0 } == 2)
+  }
+
+  @Test("the one attempt deposits into the budget, as a first attempt does")
+  func budgetDeposit() async throws {
+    let policy = try compile(policy: "retry 3 on unavailable budget 10%")
+    let budget = RetryBudget()
+    _ = try await policy.run(
+      in: RetryEnvironment(clock: ManualClock(), budget: budget), refusingRetries: .notReplayable
+    ) { 1 }
+    #expect(budget.tokens == Double(RetryBudget.initialTokens) + 0.1)
+  }
+}

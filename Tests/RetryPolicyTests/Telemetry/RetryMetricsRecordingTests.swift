@@ -186,11 +186,33 @@ struct RetryMetricsRecordingTests {
       RetryStopReason.metricsCases,
       [
         "retriesExhausted", "errorNotMatched", "deadlineExceeded", "budgetExhausted",
-        "cancelled", "hookFailed", "hedgeLimitReached", "notIdempotent", "circuitOpen",
+        "cancelled", "hookFailed", "hedgeLimitReached", "circuitOpen", "throttled",
+        "limitExceeded", "rateLimited",
       ]))
   func caseNames(reason: RetryStopReason, name: String) {
     #expect(RetryStopReason.metricsCases[reason.metricsIndex] == reason)
     #expect(reason.caseName == name)
+  }
+
+  @Test("the core's reasons have places of their own, then the refusals' places")
+  func reasonPlaces() {
+    #expect(RetryStopReason.metricsCases.count == 11)
+    #expect(RetryStopReason.metricsCount == 11 + RefusalSlots.count)
+    #expect(RetryStopReason.metricsCase(at: 0) == .retriesExhausted)
+    #expect(RetryStopReason.metricsCase(at: 10) == .rateLimited)
+  }
+
+  @Test("seven refusal names are counted apart; any further name shares 'retriesRefused'")
+  func refusalPlaces() {
+    let slots = RefusalSlots()
+    let refusals = (0..<9).map { RetryRefusal(name: "refusal\($0)", description: "refused \($0)") }
+    #expect(slots.refusal(atSlot: 0) == nil)
+    #expect(refusals.map(slots.slot(of:)) == [0, 1, 2, 3, 4, 5, 6, 7, 7])
+    // A name keeps its place; another description under the same name is the same label.
+    #expect(slots.slot(of: RetryRefusal(name: "refusal2", description: "other")) == 2)
+    #expect(slots.refusal(atSlot: 2) == refusals[2])
+    #expect(slots.refusal(atSlot: 7) == RefusalSlots.overflow)
+    #expect(RetryStopReason.retriesRefused(RefusalSlots.overflow).caseName == "retriesRefused")
   }
 
   @Test("the classic text names counters' families with _total and has no UNIT or EOF")

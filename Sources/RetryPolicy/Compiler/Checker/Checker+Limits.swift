@@ -1,75 +1,78 @@
 // The limits of a clause's arguments, checked from its entry in the clause table: each
-// argument's bounds and the message for a value outside them are the entry's.
+// argument's bounds and the message for a value outside them are the entry's. The entry's
+// arguments are named by their index and read in place (see `Clause.argument(_:)`).
 
 extension PolicyChecker {
   /// Checks every argument of `clause` against the limits of its entry; false when one is
   /// outside them, or could not be read (already reported).
   mutating func checkLimits(of clause: ClauseSyntax) -> Bool {
-    let arguments = clause.clause.arguments
     var isInLimits = true
-    for index in arguments.indices where arguments[index].hasLimits {
+    for index in 0..<clause.clause.argumentCount where clause.clause.argument(index).hasLimits {
       guard let value = clause.argument(index) else { continue }
-      if !checkLimits(value, arguments[index], of: clause.clause.keyword) { isInLimits = false }
+      if !checkLimits(value, index, of: clause.clause) { isInLimits = false }
     }
     return isInLimits
   }
 
-  /// Checks one argument's value against the limits of its entry, `spec`; `keyword` is the
-  /// clause's, as `zero-duration` names it.
-  private mutating func checkLimits(
-    _ value: ArgumentSyntax, _ spec: ArgumentSpec, of keyword: Keyword
-  ) -> Bool {
+  /// Checks one argument's value against the limits of the argument at `index` of `clause`'s
+  /// entry; the clause's keyword is what `zero-duration` names.
+  private mutating func checkLimits(_ value: ArgumentSyntax, _ index: Int, of clause: Clause)
+    -> Bool
+  {
     switch value {
     case .word, .names, .name:
       return true
     case .duration(let literal):
-      return checkDuration(literal, spec, of: keyword, argument: value)
+      return checkDuration(literal, index, of: clause, argument: value)
     case .durations(let literals):
       var isInLimits = true
       for literal in literals
-      where !checkDuration(literal, spec, of: keyword, argument: .duration(literal)) {
+      where !checkDuration(literal, index, of: clause, argument: .duration(literal)) {
         isInLimits = false
       }
       return isInLimits
     case .increment(let literal):
-      return checkDuration(literal, of: keyword, mustBePositive: false) != nil
+      return checkDuration(literal, of: clause.keyword, mustBePositive: false) != nil
     case .factor(let number):
-      guard case .decimals = spec.limits.bounds else { return checkFactor(number) }
-      return checkNumber(number, spec, argument: value)
+      guard case .decimals = clause.argument(index).limits.bounds else {
+        return checkFactor(number)
+      }
+      return checkNumber(number, index, of: clause, argument: value)
     case .count(let number), .percent(let number), .rate(let number, _):
-      return checkNumber(number, spec, argument: value)
+      return checkNumber(number, index, of: clause, argument: value)
     case .jitter(let syntax):
       guard case .percent(let number) = syntax.kind else { return true }
-      return checkNumber(number, spec, argument: .percent(number))
+      return checkNumber(number, index, of: clause, argument: .percent(number))
     }
   }
 
-  /// Checks a duration against the limits of `spec`.
+  /// Checks a duration against the limits of the argument at `index` of `clause`'s entry.
   private mutating func checkDuration(
-    _ literal: DurationLiteralSyntax, _ spec: ArgumentSpec, of keyword: Keyword,
+    _ literal: DurationLiteralSyntax, _ index: Int, of clause: Clause,
     argument: @autoclosure () -> ArgumentSyntax
   ) -> Bool {
-    switch spec.limits.bounds {
+    switch clause.argument(index).limits.bounds {
     case .duration(let allowsZero):
-      return checkDuration(literal, of: keyword, mustBePositive: !allowsZero) != nil
+      return checkDuration(literal, of: clause.keyword, mustBePositive: !allowsZero) != nil
     case .durations(let range):
       guard let duration = literal.duration else {
         isIncomplete = true
         return false
       }
       guard range.contains(duration) else {
-        reportOutOfRange(argument(), spec.limits, at: literal.range)
+        reportOutOfRange(argument(), clause.argument(index).limits, at: literal.range)
         return false
       }
       return true
     case .any, .wholeNumbers, .percentAboveZero, .factor, .decimals:
-      return checkDuration(literal, of: keyword, mustBePositive: false) != nil
+      return checkDuration(literal, of: clause.keyword, mustBePositive: false) != nil
     }
   }
 
-  /// Checks a count or a percentage against the limits of `spec`, as written.
+  /// Checks a count or a percentage against the limits of the argument at `index` of
+  /// `clause`'s entry, as written.
   private mutating func checkNumber(
-    _ number: NumberLiteralSyntax, _ spec: ArgumentSpec,
+    _ number: NumberLiteralSyntax, _ index: Int, of clause: Clause,
     argument: @autoclosure () -> ArgumentSyntax
   ) -> Bool {
     guard let value = number.value else {
@@ -77,7 +80,7 @@ extension PolicyChecker {
       return false
     }
     let isInLimits: Bool
-    switch spec.limits.bounds {
+    switch clause.argument(index).limits.bounds {
     case .any, .duration, .durations: isInLimits = true
     case .wholeNumbers(let range): isInLimits = Int(exactly: value).map(range.contains) ?? false
     case .percentAboveZero: isInLimits = Self.isPercentInRange(number.digits, value: value)
@@ -88,7 +91,7 @@ extension PolicyChecker {
         && Literals.order(of: number.digits, value: value, comparedWith: range.lowerBound) != .below
         && Literals.order(of: number.digits, value: value, comparedWith: range.upperBound) != .above
     }
-    if !isInLimits { reportOutOfRange(argument(), spec.limits, at: number.range) }
+    if !isInLimits { reportOutOfRange(argument(), clause.argument(index).limits, at: number.range) }
     return isInLimits
   }
 

@@ -1,11 +1,12 @@
 /// Circuit breakers by key, each made on first use: one per downstream host, at most
 /// ``maximumCount`` of them.
 ///
-/// Given to ``RetryEnvironment/breakerGroup``, it lets `RetryPolicyHTTP` keep one breaker per
-/// URL host, so that one failing host does not open the circuit for the others.
+/// Given to an environment with `RetryPolicyHTTP`'s `breakers(perHost:)` (or its
+/// `breakerGroup` property), it lets `RetryPolicyHTTP` keep one breaker per URL host, so that
+/// one failing host does not open the circuit for the others.
 ///
 ///     let hosts = CircuitBreakerGroup()
-///     let environment = RetryEnvironment(breakerGroup: hosts)
+///     let environment = RetryEnvironment().breakers(perHost: hosts)
 ///     let (data, _) = try await URLSession.shared.data(from: url, policy: policy, in: environment)
 ///     print(hosts.breaker(for: "api.example.com").state)
 ///
@@ -37,7 +38,9 @@ public final class CircuitBreakerGroup: Sendable {
   private let makeBreaker: @Sendable () -> CircuitBreaker
   private let table = Locked(Table())
 
-  /// Creates an empty group whose breakers use the system's monotonic clock.
+  /// Creates an empty group whose breakers are made without a clock: each reads the clock of
+  /// the environment whose run uses it (see ``CircuitBreaker``), a test's manual clock
+  /// included.
   ///
   /// - Parameter maximumCount: the most keys kept (at least 1; 1,000 by default).
   public init(maximumCount: Int = defaultMaximumCount) {
@@ -47,7 +50,9 @@ public final class CircuitBreakerGroup: Sendable {
 
   /// Creates an empty group whose breakers measure time on `clock`.
   ///
-  /// - Parameter maximumCount: the most keys kept (at least 1; 1,000 by default).
+  /// - Parameters:
+  ///   - clock: The clock every breaker of the group measures its windows and `for` on.
+  ///   - maximumCount: the most keys kept (at least 1; 1,000 by default).
   public init<C: Clock<Duration>>(clock: C, maximumCount: Int = defaultMaximumCount) {
     self.maximumCount = max(1, maximumCount)
     makeBreaker = { CircuitBreaker(clock: clock) }

@@ -54,22 +54,26 @@ package struct ErrorClassMatcher: Sendable, Hashable {
       }
       return
     }
-    switch name {
-    case "any": kind = .any
-    case "timeout": kind = .timeout
-    case "transient": kind = .transient
-    case "circuitOpen": kind = .circuitOpen
-    case "limitExceeded": kind = .limitExceeded
-    case "throttled": kind = .throttled
-    case "rateLimited": kind = .rateLimited
-    default:
-      if let code = HTTPErrorClasses.urlErrorCodes[name] {
-        kind = .urlError(code)
-      } else {
-        kind = .named
-      }
-    }
+    kind = Self.wordKinds[name] ?? .named
   }
+
+  /// The kinds of the words the language knows as class names.
+  ///
+  /// They are the built-in classes and the retry-worthy URL error names. One lookup decides a
+  /// word's kind (compiling a rule makes a matcher for each of its classes); any other word is
+  /// `named`.
+  private static let wordKinds: [String: Kind] = {
+    var kinds: [String: Kind] = [:]
+    for (name, code) in HTTPErrorClasses.urlErrorCodes { kinds[name] = .urlError(code) }
+    // The built-in classes come after the URL error names: a built-in name is never one.
+    let builtIns: [(String, Kind)] = [
+      ("any", .any), ("timeout", .timeout), ("transient", .transient),
+      ("circuitOpen", .circuitOpen), ("limitExceeded", .limitExceeded),
+      ("throttled", .throttled), ("rateLimited", .rateLimited),
+    ]
+    for (name, kind) in builtIns { kinds[name] = kind }
+    return kinds
+  }()
 
   /// A matcher of the given kind and name, as ``init(_:)`` would make for some text.
   package init(kind: Kind, name: String) {

@@ -71,12 +71,13 @@ package final class PolicyMetrics: @unchecked Sendable {
     static let runSuccesses = attemptSum + 1
     static let runFailures = runSuccesses + DurationBuckets.bucketCount
     static let runSum = runFailures + DurationBuckets.bucketCount
-    /// One per stop reason, in the order of ``RetryStopReason/metricsIndex``.
+    /// One per stop reason, in the order of ``RetryStopReason/metricsIndex``: the core's,
+    /// then the refusals' places.
     static let runReasons = runSum + 1
     /// Runs whose first attempt succeeded, the attempt and the run at once, by bucket: read
     /// as both a successful attempt and a successful run (two additions on the hot path
     /// instead of four); ``PolicyMetrics/totals()`` folds them in.
-    static let firstSuccesses = runReasons + RetryStopReason.metricsCases.count
+    static let firstSuccesses = runReasons + RetryStopReason.metricsCount
     /// Their durations in nanoseconds, added up (wrapping).
     static let firstSum = firstSuccesses + DurationBuckets.bucketCount
     /// The cells of a stripe: its counters, rounded up to whole cache lines (8 cells).
@@ -310,12 +311,15 @@ extension RetryMetrics.RefusalCause {
 }
 
 extension RetryStopReason {
-  /// Every reason, in the order of ``metricsIndex``.
+  /// Every reason of the core, in the order of ``metricsIndex``; the places after them are
+  /// the refusals' (``RetryStopReason/retriesRefused(_:)``, see `RefusalSlots`).
   static let metricsCases: [RetryStopReason] = [
     .retriesExhausted, .errorNotMatched, .deadlineExceeded, .budgetExhausted, .cancelled,
-    .hookFailed, .hedgeLimitReached, .notIdempotent, .circuitOpen, .throttled, .limitExceeded,
-    .rateLimited,
+    .hookFailed, .hedgeLimitReached, .circuitOpen, .throttled, .limitExceeded, .rateLimited,
   ]
+
+  /// The counters of failed runs: one per reason of the core, one per place of a refusal.
+  static let metricsCount = metricsCases.count + RefusalSlots.count
 
   /// The reason's place among the counters of failed runs.
   var metricsIndex: Int {
@@ -327,16 +331,27 @@ extension RetryStopReason {
     case .cancelled: 4
     case .hookFailed: 5
     case .hedgeLimitReached: 6
-    case .notIdempotent: 7
-    case .circuitOpen: 8
-    case .throttled: 9
-    case .limitExceeded: 10
-    case .rateLimited: 11
+    case .circuitOpen: 7
+    case .throttled: 8
+    case .limitExceeded: 9
+    case .rateLimited: 10
+    case .retriesRefused(let refusal):
+      Self.metricsCases.count + RefusalSlots.shared.slot(of: refusal)
     }
   }
 
-  /// The reason's case name, as the `reason` label of ``RetryMetrics``'
-  /// `retry_policy_runs_total` gives it: `retriesExhausted`.
+  /// The reason at place `index` of the counters of failed runs, nil for a refusal's place
+  /// no refusal has yet.
+  static func metricsCase(at index: Int) -> RetryStopReason? {
+    if index < metricsCases.count { return metricsCases[index] }
+    return RefusalSlots.shared.refusal(atSlot: index - metricsCases.count).map {
+      .retriesRefused($0)
+    }
+  }
+
+  /// The reason's case name, as the `reason` label of `retry_policy_runs_total` in
+  /// ``RetryMetrics`` gives it: `retriesExhausted`; for
+  /// ``RetryStopReason/retriesRefused(_:)``, the refusal's own name (`notIdempotent`).
   public var caseName: String {
     switch self {
     case .retriesExhausted: "retriesExhausted"
@@ -346,11 +361,11 @@ extension RetryStopReason {
     case .cancelled: "cancelled"
     case .hookFailed: "hookFailed"
     case .hedgeLimitReached: "hedgeLimitReached"
-    case .notIdempotent: "notIdempotent"
     case .circuitOpen: "circuitOpen"
     case .throttled: "throttled"
     case .limitExceeded: "limitExceeded"
     case .rateLimited: "rateLimited"
+    case .retriesRefused(let refusal): refusal.name
     }
   }
 }

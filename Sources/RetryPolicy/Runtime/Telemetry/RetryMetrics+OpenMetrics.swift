@@ -93,6 +93,16 @@ struct OpenMetricsWriter: ~Copyable {
         guard count > 0 else { continue }
         sample(pieces.runs, policy, pieces.reasons[index], count)
       }
+      // The refusals' places, labelled with each refusal's name (rendered here: the names
+      // are the hosts').
+      for index in RetryStopReason.metricsCases.count..<RetryStopReason.metricsCount {
+        let count = policy.value(at: Offset.runReasons + index)
+        guard count > 0, let reason = RetryStopReason.metricsCase(at: index) else { continue }
+        var suffix = Array(",outcome=\"failure\",reason=\"".utf8)
+        Self.appendEscaped(reason.caseName, to: &suffix)
+        suffix.append(contentsOf: "\"} ".utf8)
+        suffix.withUnsafeBufferPointer { sample(pieces.runs, policy, $0, count) }
+      }
     }
     family(
       "retry_policy_refusals", type: "counter",

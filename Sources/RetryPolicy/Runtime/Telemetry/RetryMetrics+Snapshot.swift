@@ -159,8 +159,10 @@ extension RetryMetrics.PolicyValues {
     ]
     successfulRuns = Int(clamping: totals.runsSucceeded)
     var failed: [RetryStopReason: Int] = [:]
-    for reason in RetryStopReason.metricsCases where totals.runsFailed(for: reason) > 0 {
-      failed[reason] = Int(clamping: totals.runsFailed(for: reason))
+    for index in 0..<RetryStopReason.metricsCount {
+      let count = totals.value(at: Offset.runReasons + index)
+      guard count > 0, let reason = RetryStopReason.metricsCase(at: index) else { continue }
+      failed[reason] = Int(clamping: count)
     }
     failedRuns = failed
     var refusals: [RetryMetrics.RefusalCause: Int] = [:]

@@ -18,7 +18,11 @@ import Synchronization
 ///   never made);
 /// - `retry_policy_runs_total{policy, outcome, reason}`: runs by `outcome`, `success` or
 ///   `failure`, and `reason`, the ``RetryStopReason`` case name (`retriesExhausted`,
-///   `circuitOpen`, …), empty for a success;
+///   `circuitOpen`, …), empty for a success; a run stopped by
+///   ``RetryStopReason/retriesRefused(_:)`` is labelled with the refusal's own
+///   ``RetryRefusal/name`` (`notIdempotent` for a request `RetryPolicyHTTP` may not send
+///   twice), not `retriesRefused`: the refusal names itself. A process counts seven refusal
+///   names apart; runs refused under any further name share the label `retriesRefused`;
 /// - `retry_policy_refusals_total{policy, by}`: refused attempts by cause, `breaker`,
 ///   `budget`, `limit`, `throttle` or `rate`;
 /// - `retry_policy_attempt_duration_seconds{policy}` and

@@ -140,7 +140,7 @@ extension RetryStopReason {
     case .limitExceeded: .limit
     case .rateLimited: .rate
     case .retriesExhausted, .errorNotMatched, .deadlineExceeded, .cancelled, .hookFailed,
-      .hedgeLimitReached, .notIdempotent:
+      .hedgeLimitReached, .retriesRefused:
       nil
     }
   }

@@ -45,9 +45,19 @@ enum RunPathScenario {
             try await guarded.run(in: breakerEnvironment) { try await fetchValue(index) })
         }
       },
+      // What contract §15 asks of every run, alone: the direct call inside one push and pop
+      // of the task-local `RetryContext.current`. The run path cannot cost less than this.
+      Variant("direct call with RetryContext.current set (the task-local alone)") { iterations in
+        for index in 0..<iterations {
+          blackHole(
+            try await RetryContext.$current.withValue(
+              RetryContext(policy: "anonymous", attempt: 1)
+            ) { try await fetchValue(index) })
+        }
+      },
     ]
     let measurements = await benchmark.compare(name, variants)
-    guard measurements.count == 4, let direct = measurements[0], let run = measurements[2],
+    guard measurements.count == 5, let direct = measurements[0], let run = measurements[2],
       let closed = measurements[3]
     else {
       benchmark.addFinding(environmentTarget, measured: "not measured", verdict: .notMeasured)
@@ -62,6 +72,14 @@ enum RunPathScenario {
         + "\(Format.time(nanoseconds: direct.nanosecondsPerOperation)): \(Format.ratio(ratio)); "
         + "allocations \(allocations.map(Format.count) ?? "not counted")",
       holds: ratio <= 1.2 && (allocations ?? 0) == 0)
+    if let floor = measurements[4] {
+      let pushed = floor.nanosecondsPerOperation - direct.nanosecondsPerOperation
+      benchmark.addRemark(
+        "run path: setting RetryContext.current around one call (contract §15) costs "
+          + "\(Format.time(nanoseconds: pushed)); run(in: environment) is "
+          + Format.ratio(run.nanosecondsPerOperation / floor.nanosecondsPerOperation)
+          + " that floor")
+    }
     let added = closed.nanosecondsPerOperation - run.nanosecondsPerOperation
     benchmark.addFinding(
       breakerTarget,
