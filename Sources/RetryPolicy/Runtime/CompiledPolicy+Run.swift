@@ -290,8 +290,15 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    try await drive(
-      on: environment.clock, in: environment, after: firstFailure, permit: permit,
+    // The continuous clock (the default) is driven as itself: the driver is then specialized
+    // for it, where an opened clock's instants cost task allocations and metadata look-ups.
+    guard environment.isContinuousClock else {
+      return try await drive(
+        on: environment.clock, in: environment, after: firstFailure, permit: permit,
+        recordingSince: recordingStart, isolation: isolation, operation)
+    }
+    return try await drive(
+      on: ContinuousClock(), in: environment, after: firstFailure, permit: permit,
       recordingSince: recordingStart, isolation: isolation, operation)
   }
 
