@@ -72,6 +72,15 @@ extension CompiledPolicy {
         slot.release()
         firstFailure = error
       }
+    } else if let gate = sheddingGate(in: .standard) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: .standard, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
+      }
     } else {
       firstFailure = nil
     }
@@ -152,6 +161,15 @@ extension CompiledPolicy {
       } catch {
         slot.release()
         firstFailure = error
+      }
+    } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: environment, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
       rate == nil,
@@ -272,8 +290,15 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    try await drive(
-      on: environment.clock, in: environment, after: firstFailure, permit: permit,
+    // The continuous clock (the default) is driven as itself: the driver is then specialized
+    // for it, where an opened clock's instants cost task allocations and metadata look-ups.
+    guard environment.isContinuousClock else {
+      return try await drive(
+        on: environment.clock, in: environment, after: firstFailure, permit: permit,
+        recordingSince: recordingStart, isolation: isolation, operation)
+    }
+    return try await drive(
+      on: ContinuousClock(), in: environment, after: firstFailure, permit: permit,
       recordingSince: recordingStart, isolation: isolation, operation)
   }
 

@@ -130,13 +130,12 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
       return acquireCounted(limit: fixed)
     }
     let isAdaptive = controller != nil
-    guard var current = machine else {
+    // In place: the state machine's line is never copied.
+    guard let acquisition = machine?.acquire() else {
       lock.unlock()
       return .refused(limit: 0)
     }
-    let acquisition = current.acquire()
-    machine = current
-    let limit = current.limit
+    let limit = machine?.limit ?? 0
     lock.unlock()
     switch acquisition {
     case .admitted: return .admitted(Permit(start: isAdaptive ? clock.now() : 0))
@@ -254,21 +253,20 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
       return nil
     }
     lock.lock()
-    guard var current = machine else {
+    guard let inFlight = machine?.inFlight else {
       lock.unlock()
       return nil
     }
     var change: Int?
-    if isMeasured, var adaptive = controller {
-      change = adaptive.record(start: permit.start, end: clock.now(), inFlight: current.inFlight)
-      controller = adaptive
+    if isMeasured, controller != nil {
+      // In place: the controller's samples are never copied.
+      change = controller?.record(start: permit.start, end: clock.now(), inFlight: inFlight)
     }
     var woken: [(CheckedContinuation<Bool, Never>, UInt64)] = []
-    if let ticket = current.release() { collect(ticket, into: &woken) }
-    if let change {
-      for ticket in current.setLimit(change) { collect(ticket, into: &woken) }
+    if let ticket = machine?.release() { collect(ticket, into: &woken) }
+    if let change, let tickets = machine?.setLimit(change) {
+      for ticket in tickets { collect(ticket, into: &woken) }
     }
-    machine = current
     lock.unlock()
     for (continuation, _) in woken { continuation.resume(returning: true) }
     return change

@@ -69,6 +69,18 @@ public final class RetryStateRegistry: Sendable {
     table.withLock { $0.entries[.name(name)]?.state.limiter }
   }
 
+  /// The throttle of the policy of that name, when one was made: for a host's metrics or its
+  /// ``AdaptiveThrottle/refusalProbability(for:)``.
+  public func throttle(named name: String) -> AdaptiveThrottle? {
+    table.withLock { $0.entries[.name(name)]?.state.throttle }
+  }
+
+  /// The rate limiter of the policy of that name, when one was made: for a host's metrics or
+  /// its ``RateLimiter/tokens(for:)``.
+  public func rateLimiter(named name: String) -> RateLimiter? {
+    table.withLock { $0.entries[.name(name)]?.state.rateLimiter }
+  }
+
   /// The names that have an entry, sorted.
   public var names: [String] {
     table.withLock { table in

@@ -4,13 +4,17 @@ import RetryPolicy
 /// success, how 16 tasks sharing one `limit` keep their throughput, and what a refusal costs.
 ///
 /// Every policy is run as users run it: `policy.run(in:)` with the state each policy value
-/// has for the process (a limiter or a throttle per policy value).
+/// has for the process (a limiter, a throttle or a rate limiter per policy value). The rate
+/// of the success path (a million a second, as many in the bucket) keeps up with its runs:
+/// they take turns with the other variants, so none waits for a token.
 enum SheddingScenario {
   static let name = "shedding"
   static let plainText = "retry 5 on serverError backoff 1s x1.5 jitter 10%"
   /// The stages measured on the success path, by the clause added to `plainText`; the first
   /// is the one the target names.
-  static let stages = ["limit 1000", "limit adaptive max 1000", "throttle x2"]
+  static let stages = [
+    "limit 1000", "limit adaptive max 1000", "throttle x2", "rate 1000000/s burst 1000000",
+  ]
   static let admitTarget =
     "a shedding stage that admits without waiting: ≤ 20 ns added to a success, 0 allocations"
   static let sharedTarget =
@@ -23,8 +27,8 @@ enum SheddingScenario {
 
   static let scenario = Scenario(
     name: name,
-    summary: "a limit, an adaptive limit and a throttle on the success path, 16 tasks sharing "
-      + "one limit, a refusal"
+    summary: "a limit, an adaptive limit, a throttle and a rate on the success path, 16 tasks "
+      + "sharing one limit, a refusal by each"
   ) { benchmark in
     let plain: CompiledPolicy
     var limited: [CompiledPolicy] = []
@@ -44,6 +48,7 @@ enum SheddingScenario {
     await sharedLimit(benchmark, plain: plain, limited: limited[0], in: environment)
     await refusal(benchmark, single: single, in: environment)
     await hostRegistry(benchmark, plain: plain, limited: limited[0], named: named)
+    await stageRefusals(benchmark, in: environment)
   }
 
   /// A success with 'limit 1000' kept in a host's registry (as a `PolicyStore` keeps it, by
@@ -251,7 +256,7 @@ enum SheddingScenario {
   /// The fewest processor nanoseconds (all the process's threads) per operation of each of
   /// two bodies over five alternating repetitions of `iterations` operations; nil when the
   /// system does not tell a process's processor time.
-  private static func processorTimes(
+  static func processorTimes(
     _ iterations: Int, _ body: (Int) -> (Int) async throws -> Void
   ) async -> [Double]? {
     var best = [Double.infinity, Double.infinity]
@@ -267,7 +272,7 @@ enum SheddingScenario {
   }
 
   @inline(never)
-  private static func throwRefusal() throws {
+  static func throwRefusal() throws {
     throw LimitExceededError(limit: 1)
   }
 }
