@@ -130,8 +130,26 @@ package enum ExplainRendering {
     output += scheduleTable(schedule, count: rule.behavior.maxCount, style: style)
     output +=
       "  worst-case total: "
-      + worstCaseText(schedule.worstCaseTotal, rule: rule, policy: policy) + "\n"
+      + worstCaseText(schedule.worstCaseTotal, rule: rule, policy: policy)
+      + admissionWaitsText(policy) + "\n"
     return output
+  }
+
+  /// What the worst-case total leaves out: the waits of `rate` and of `limit N queue M`,
+  /// which the driver counts in a run's time but which depend on the other runs sharing
+  /// their state (`simulate` shows them); empty for a policy without them.
+  static func admissionWaitsText(_ policy: CompiledPolicy) -> String {
+    var waits: [String] = []
+    if policy.rate != nil { waits.append("for a '\(Keyword.rate.text)' token") }
+    if case .fixed(_, let queue)? = policy.limit, queue > 0 {
+      waits.append("in the line of '\(Keyword.limit.text)'")
+    }
+    guard !waits.isEmpty else { return "" }
+    let bound =
+      policy.deadline.map { "until '\(Keyword.within.text) \($0.policyText)' refuses it" }
+      ?? "without bound when other runs share them"
+    return "; the rules' delays only: each attempt may also wait "
+      + waits.joined(separator: " and ") + ", " + bound
   }
 
   private static func attemptsText(_ count: Int?, policy: CompiledPolicy) -> String {
@@ -334,8 +352,9 @@ package enum ExplainRendering {
   // MARK: - JSON
 
   /// The contract's `explain --json` object, with a few added fields after the contract's:
-  /// per rule `hook`, `honorsRetryAfter` and `worstCaseTotal`; at the end `name` and `policy`
-  /// (the policy written back in the language).
+  /// per rule `hook`, `honorsRetryAfter` and `worstCaseTotal` (the rule's delays only: not
+  /// the waits for a `rate` token or in `limit`'s line, which the text names); at the end
+  /// `name` and `policy` (the policy written back in the language).
   package static func jsonValue(_ policy: CompiledPolicy) -> JSONValue {
     var members = [JSONMember("rules", .array(policy.rules.map(jsonValue)))]
     // One member for each policy-wide clause, null when absent, in the clause table's order.
