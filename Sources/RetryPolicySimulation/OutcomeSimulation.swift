@@ -171,6 +171,7 @@ private final class EventLog: Sendable {
     var attempts: [SimulationTimeline.Attempt] = []
     var retriesByRule: [Int: Int] = [:]
     var finalElapsed = elapsed
+    var hedgeNotApplied: HedgePolicy?
     for (event, time) in events {
       switch event {
       case .attemptStarted(let number):
@@ -201,8 +202,10 @@ private final class EventLog: Sendable {
       case .finished(let summary):
         finalElapsed = summary.elapsed
         if let last = attempts.indices.last, error == nil { attempts[last].end = time }
+      case .hedgeNotApplied(let hedge):
+        hedgeNotApplied = hedge
       case .attemptRefused, .attemptShed, .limitChanged, .circuitOpened, .circuitHalfOpened,
-        .circuitClosed, .hedgeNotApplied:
+        .circuitClosed:
         continue
       @unknown default:
         continue
@@ -215,7 +218,7 @@ private final class EventLog: Sendable {
     return SimulationTimeline(
       policy: policy, script: script, seed: seed, attempts: attempts, succeeded: error == nil,
       error: error.map { Self.describe($0, scripted: nil) }, elapsed: finalElapsed,
-      isCutShort: isCutShort)
+      isCutShort: isCutShort, hedgeNotApplied: hedgeNotApplied)
   }
 
   /// The error as the timeline names it: its scripted class, `timeout`, or `cancellation`.
@@ -277,4 +280,7 @@ package struct SimulationTimeline: Sendable {
   /// Whether the simulation stopped at its attempt limit (``Simulation/attemptLimit`` for the
   /// tool); then ``attempts`` holds exactly that many.
   package var isCutShort: Bool = false
+  /// The policy's `hedge`, which the run did not apply: `run` makes its attempts one after
+  /// another (`runHedged` races them), as the driver reports first; nil without `hedge`.
+  package var hedgeNotApplied: HedgePolicy?
 }

@@ -74,6 +74,9 @@ enum SimulationRendering {
     if timeline.isCutShort {
       output += "… (stopped after \(timeline.attempts.count) attempts)\n"
     }
+    if let hedge = timeline.hedgeNotApplied {
+      output += "\n" + style.bold("note:") + " " + hedgeNote(hedge) + "\n"
+    }
     output += "\n" + style.bold("result:") + " " + resultText(timeline) + "\n"
     return output
   }
@@ -100,6 +103,14 @@ enum SimulationRendering {
     case (false, true): return "queue"
     case (false, false): return nil
     }
+  }
+
+  /// Why a hedged policy's attempts do not overlap here: the simulation runs the policy as
+  /// `run` does, which reports that it does not hedge.
+  static func hedgeNote(_ hedge: HedgePolicy) -> String {
+    "'\(Keyword.hedge.text) \(hedge.count) after \(hedge.delay.policyText)' not applied: the"
+      + " simulation runs the policy as 'run' does, one attempt after another ('runHedged'"
+      + " races them)"
   }
 
   /// A duration in seconds rounded to the millisecond, for the text timeline: jittered
@@ -131,7 +142,8 @@ enum SimulationRendering {
   /// "start", "end", "outcome", "decision", "rule", "retry", "wait", "admissionWait" (only
   /// when a retry waited past its delay for `rate` or `limit`'s line), "reason" (a `gaveUp`
   /// after the wait of a scheduled retry also has its "rule", "retry" and "wait")}],
-  /// "result": {"succeeded", "attempts", "elapsed", "error"}}`.
+  /// "result": {"succeeded", "attempts", "elapsed", "error", "cutShort", "hedgeApplied"}}`
+  /// (`hedgeApplied` only for a hedged policy: false, as `run` does not hedge).
   static func jsonValue(_ timeline: SimulationTimeline) -> JSONValue {
     let attempts: [JSONValue] = timeline.attempts.enumerated().map { index, attempt in
       var members = [
@@ -164,6 +176,9 @@ enum SimulationRendering {
       }
       return .object(members)
     }
+    // Only for a hedged policy: its attempts did not overlap.
+    let hedgeMembers =
+      timeline.hedgeNotApplied == nil ? [] : [JSONMember("hedgeApplied", .bool(false))]
     return .object([
       JSONMember(
         "policy", .string(ExplainRendering.policyLines(timeline.policy).joined(separator: "\n"))),
@@ -172,13 +187,14 @@ enum SimulationRendering {
       JSONMember("attempts", .array(attempts)),
       JSONMember(
         "result",
-        .object([
-          JSONMember("succeeded", .bool(timeline.succeeded)),
-          JSONMember("attempts", .int(timeline.attempts.count)),
-          JSONMember("elapsed", .seconds(timeline.elapsed)),
-          JSONMember("error", .string(timeline.error)),
-          JSONMember("cutShort", .bool(timeline.isCutShort)),
-        ])),
+        .object(
+          [
+            JSONMember("succeeded", .bool(timeline.succeeded)),
+            JSONMember("attempts", .int(timeline.attempts.count)),
+            JSONMember("elapsed", .seconds(timeline.elapsed)),
+            JSONMember("error", .string(timeline.error)),
+            JSONMember("cutShort", .bool(timeline.isCutShort)),
+          ] + hedgeMembers)),
     ])
   }
 }

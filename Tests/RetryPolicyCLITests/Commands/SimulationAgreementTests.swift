@@ -134,4 +134,30 @@ struct SimulationAgreementTests {
         "      1  0s     error    retry 1 of 3, then gave up: rate limited  1s\n"))
     #expect(result.standardOutput.contains("result: failed after 1 attempt in 1s"))
   }
+
+  @Test("a hedged policy's timeline says that its attempts did not overlap, as 'run' reports")
+  func hedgeNotAppliedIsSaid() async throws {
+    let text = "retry 2 on serverError hedge 2 after 100ms"
+    let result = await ToolRunner.run([
+      "simulate", text, "--outcomes", "serverError~1s", "--seed", "1",
+    ])
+    #expect(
+      result.standardOutput.contains(
+        "note: 'hedge 2 after 100ms' not applied: the simulation runs the policy as 'run' does"))
+    // The driver's `run` makes the same attempts, one after another, and says so first.
+    let recorder = RetryEventRecorder()
+    _ = try? await compile(policy: text).run(
+      in: RetryEnvironment(clock: ManualClock(), observer: recorder.observer)
+    ) { () async throws -> Int in throw ServerError() }
+    guard case .hedgeNotApplied? = recorder.events.first else {
+      Issue.record("the driver did not report hedgeNotApplied first")
+      return
+    }
+    let json = await ToolRunner.run(["simulate", text, "--seed", "1", "--json"])
+    #expect(json.standardOutput.contains("\"hedgeApplied\": false"))
+    let plain = await ToolRunner.run([
+      "simulate", "retry 2 on serverError", "--seed", "1", "--json",
+    ])
+    #expect(!plain.standardOutput.contains("hedgeApplied"))
+  }
 }
