@@ -61,15 +61,15 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if let limiter = countedLimiter(in: .standard), let clause = limit {
+    } else if let slot = countedLimitSlot(in: .standard) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
       }
     } else if let gate = sheddingGate(in: .standard) {
@@ -151,17 +151,15 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if !environment.isObserved, let limiter = countedLimiter(in: environment),
-      let clause = limit
-    {
+    } else if !environment.isObserved, let slot = countedLimitSlot(in: environment) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
       }
     } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
@@ -292,8 +290,15 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    try await drive(
-      on: environment.clock, in: environment, after: firstFailure, permit: permit,
+    // The continuous clock (the default) is driven as itself: the driver is then specialized
+    // for it, where an opened clock's instants cost task allocations and metadata look-ups.
+    guard environment.isContinuousClock else {
+      return try await drive(
+        on: environment.clock, in: environment, after: firstFailure, permit: permit,
+        recordingSince: recordingStart, isolation: isolation, operation)
+    }
+    return try await drive(
+      on: ContinuousClock(), in: environment, after: firstFailure, permit: permit,
       recordingSince: recordingStart, isolation: isolation, operation)
   }
 

@@ -9,6 +9,13 @@ extension RetryRun {
     policy: borrowing CompiledPolicy, sharing environment: borrowing RetryEnvironment,
     attempts: Int, permit: CircuitBreakerStateMachine.Permit
   ) {
+    guard policy.hasSharedState else {
+      // No budget, breaker or shedding: nothing to look up, nothing to keep.
+      self.init(
+        policy: policy, random: environment.random, budget: nil, attempts: attempts,
+        permit: permit, asksShedding: false)
+      return
+    }
     let state = environment.sharedState(for: policy)
     self.init(
       policy: policy, random: environment.random, budget: state.budget, breaker: state.breaker,
@@ -34,6 +41,7 @@ extension RetryRun {
     into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil
   ) {
     recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker, timingSince: start)
+    isRecording = true
   }
 
   /// Counts the tokens of `rate` on `clock`, the run's.
@@ -42,11 +50,68 @@ extension RetryRun {
     shedding?.bindRate(to: clock)
   }
 
+  /// The time to date a record of the recorder with (see ``RunRecorder/now(_:)``).
+  ///
+  /// Static, and given the run's parts: a method of the run called from a mutating method
+  /// would take a copy of the whole run.
+  @inline(__always)
+  static func recordingTime(
+    _ given: Duration?, _ recorder: RunRecorder?,
+    _ stopwatch: (any RunStopwatch)?
+  ) -> UInt64 {
+    if let now = recorder?.now(given) { return now }
+    return RunRecorder.nanoseconds(stopwatch?.elapsed() ?? .zeroInline)
+  }
+
+  /// The time `stopwatch` measured since `start`, or zero without a stopwatch; static for
+  /// the reason ``recordingTime(_:_:_:)`` is.
+  @inline(__always)
+  static func elapsed(
+    _ stopwatch: (any RunStopwatch)?, since start: Duration
+  ) -> Duration {
+    guard let elapsed = stopwatch?.elapsed() else { return .zeroInline }
+    return elapsed.subtractingClamped(start)
+  }
+
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.
   @usableFromInline
   mutating func startStopwatch<C: Clock<Duration>>(on clock: C, at start: C.Instant? = nil) {
     stopwatch = Stopwatch(clock: clock, start: start ?? clock.now)
   }
+}
+
+/// The stages a run's policy has (``RetryRun``'s flags).
+struct Stages: OptionSet, Sendable {
+  let rawValue: UInt8
+
+  /// `breaker`.
+  static let breaker = Stages(rawValue: 1)
+  /// `throttle`, `rate` or `limit`.
+  static let shedding = Stages(rawValue: 2)
+  /// `budget`.
+  static let budget = Stages(rawValue: 4)
+  /// `within`.
+  static let deadline = Stages(rawValue: 8)
+
+  init(rawValue: UInt8) {
+    self.rawValue = rawValue
+  }
+
+  /// The stages of `policy`.
+  init(policy: borrowing CompiledPolicy) {
+    var stages: Stages = []
+    if policy.breaker != nil { stages.insert(.breaker) }
+    if policy.throttle != nil || policy.rate != nil || policy.limit != nil {
+      stages.insert(.shedding)
+    }
+    if policy.budgetRatio != nil { stages.insert(.budget) }
+    if policy.deadline != nil { stages.insert(.deadline) }
+    self = stages
+  }
+
+  /// Whether a failed attempt's error is kept for the checks at the next attempt's start,
+  /// which only `within`, a budget and a breaker make.
+  var keepsPendingError: Bool { !isDisjoint(with: [.breaker, .budget, .deadline]) }
 }
 
 /// A random source of any type, as one concrete type: the state machine's draws are

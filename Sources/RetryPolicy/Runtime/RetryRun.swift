@@ -48,6 +48,13 @@ package struct RetryRun: Sendable {
   package var retryRefusal: RetryRefusal?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
   var recorder: RunRecorder?
+  /// Whether ``recorder`` is set (by `record(into:policy:timingSince:)`): a plain flag, read
+  /// on every attempt, where the check of the optional's payload is a call.
+  var isRecording = false
+  /// Which stages the policy has, so that a run of a policy with none of them (the common
+  /// `retry N …`) asks none: each flag is set when the policy has the clause, whether or not
+  /// the run found its shared object (the checks of the objects themselves stay).
+  private let stages: Stages
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -96,6 +103,7 @@ package struct RetryRun: Sendable {
   ) {
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
+    self.stages = Stages(policy: policy).union(budget == nil ? [] : .budget)
     self.budget = budget
     self.budgetRatio = policy.budgetRatio ?? 0
     if let breaker, let clause = policy.breaker {
@@ -150,14 +158,14 @@ package struct RetryRun: Sendable {
   ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
     // ends the run, and a stage that spends comes after every stage that may refuse.
-    var index = first
+    var index = stages.isEmpty ? RunStage.beforeAttempt.count : first
     while index < RunStage.beforeAttempt.count {
       let stage = RunStage.beforeAttempt[index]
       index += 1
       switch stage {
       case .deadline:
         if let error = pendingError, let deadline = machine.deadline,
-          (given ?? episodeElapsed()) > deadline
+          (given ?? Self.elapsed(stopwatch, since: episodeStart)) > deadline
         {
           throw stop(.deadlineExceeded, error, in: environment, elapsed: given)
         }
@@ -198,8 +206,8 @@ package struct RetryRun: Sendable {
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    if recorder != nil {
-      let now = recorder?.now(given, clock: elapsed) ?? 0
+    if isRecording {
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.attemptStarted(machine.attempts, at: now)
     }
     environment.report(.attemptStarted(attempt: machine.attempts))
@@ -211,8 +219,10 @@ package struct RetryRun: Sendable {
   package mutating func finishSucceeded(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) {
-    circuit?.succeeded(attempt: machine.attempts, in: environment)
-    if shedding != nil { releaseShedding(isMeasured: true, isAccept: true, in: environment) }
+    if stages.contains(.breaker) { circuit?.succeeded(attempt: machine.attempts, in: environment) }
+    if stages.contains(.shedding), shedding != nil {
+      releaseShedding(isMeasured: true, isAccept: true, in: environment)
+    }
     finish(.succeeded, in: environment, elapsed: given)
   }
 
@@ -265,23 +275,25 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    if recorder != nil {
-      let now = recorder?.now(given, clock: self.elapsed) ?? 0
+    if isRecording {
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.attemptFailed(machine.attempts, at: now)
     }
     environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
-    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
+    let elapsed =
+      machine.deadline == nil
+      ? Duration.zeroInline : given ?? Self.elapsed(stopwatch, since: episodeStart)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
-    if shedding != nil {
+    if stages.contains(.shedding), shedding != nil {
       let isCancelled = action == .giveUp(.cancelled)
       releaseShedding(
         isMeasured: !isCancelled, isAccept: action == .giveUp(.errorNotMatched),
         in: environment)
     }
-    if circuit != nil {
+    if stages.contains(.breaker), circuit != nil {
       // A failure for the breaker is an error a rule matches, and an attempt the policy's
       // own `timeout` cut off; cancellation and an error no rule matches are neither.
       let counts: Bool
@@ -318,7 +330,7 @@ package struct RetryRun: Sendable {
       }
       environment.report(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
-      if budget != nil || machine.deadline != nil || circuit != nil { pendingError = error }
+      if stages.keepsPendingError { pendingError = error }
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
         guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
@@ -333,10 +345,26 @@ package struct RetryRun: Sendable {
   /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
   /// is cancelled by the end of the wait.
   ///
-  /// Inlined into the driver, specialized for the run's clock (unspecialized, each instant
-  /// of an unknown clock type costs a task allocation and a metadata lookup).
+  /// Inlined into the driver. A delay without a hook on the continuous and suspending clocks
+  /// is ``waitOnTimer(_:after:in:)``, which is not generic; every other wait is
+  /// ``performOnClock(_:after:in:on:)``, specialized for the run's clock where the driver is
+  /// (unspecialized, each instant of an unknown clock type costs a task allocation and a
+  /// metadata lookup).
   @inlinable
+  @inline(__always)
   nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
+    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
+  ) async throws {
+    if isSystemClock(C.self), wait.hook == nil, wait.delay.isPositive {
+      try await waitOnTimer(wait.delay, after: error, in: environment)
+    } else {
+      try await performOnClock(wait, after: error, in: environment, on: clock)
+    }
+  }
+
+  /// ``perform(_:after:in:on:)`` on any other clock, which waits with its own `sleep`.
+  @inlinable
+  nonisolated(nonsending) package mutating func performOnClock<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if wait.delay.isPositive {
@@ -390,10 +418,10 @@ package struct RetryRun: Sendable {
     elapsed given: Duration? = nil
   ) -> any Error {
     // However the run ends, the attempt under way no longer holds the circuit's probe.
-    circuit?.release()
+    if stages.contains(.breaker) { circuit?.release() }
     let thrown: any Error =
       reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    recorder?.gaveUp(reason)
+    if isRecording { recorder?.gaveUp(reason) }
     environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     finish(.failed(reason), in: environment, elapsed: given)
     return thrown
@@ -403,8 +431,8 @@ package struct RetryRun: Sendable {
     _ outcome: RetryOutcome, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) {
-    if recorder != nil {
-      let now = recorder?.now(given, clock: elapsed) ?? 0
+    if isRecording {
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.finished(outcome, attempts: machine.attempts, at: now)
     }
     guard environment.observer != nil else { return }
@@ -417,14 +445,12 @@ package struct RetryRun: Sendable {
   /// The time since the run's first attempt, or zero when nothing needs it (see
   /// ``stopwatch``): the summary's `elapsed`, across a sequence's episodes.
   private func elapsed() -> Duration {
-    guard let stopwatch else { return .zeroInline }
-    return stopwatch.elapsed()
+    stopwatch?.elapsed() ?? .zeroInline
   }
 
   /// The time since the current episode started (the run's start for `run`), which `within`
   /// counts from.
   func episodeElapsed() -> Duration {
-    guard let stopwatch else { return .zeroInline }
-    return stopwatch.elapsed().subtractingClamped(episodeStart)
+    Self.elapsed(stopwatch, since: episodeStart)
   }
 }

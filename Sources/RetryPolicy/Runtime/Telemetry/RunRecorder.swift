@@ -44,13 +44,22 @@ package struct RunRecorder: Sendable {
   }
 
   /// The time since the run started to date a record with, in nanoseconds: `given` (a
-  /// driver's virtual time) when there is one, else the recorder's own reading, else the
-  /// driver's clock (`clock`, read only then).
+  /// driver's virtual time) when there is one, else the recorder's own reading; nil when
+  /// the driver must read its clock (``nanoseconds(_:)`` of its elapsed time).
+  ///
+  /// Not a closure over the driver's clock: a closure of a method of the driver would copy
+  /// the whole driver on every record.
   @inline(__always)
-  func now(_ given: Duration?, clock: () -> Duration) -> UInt64 {
+  func now(_ given: Duration?) -> UInt64? {
     if let given { return DurationBuckets.nanoseconds(given) }
     if let start { return MetricsTime.since(start) }
-    return DurationBuckets.nanoseconds(clock())
+    return nil
+  }
+
+  /// `elapsed` in nanoseconds, as ``now(_:)`` gives it.
+  @inline(__always)
+  static func nanoseconds(_ elapsed: Duration) -> UInt64 {
+    DurationBuckets.nanoseconds(elapsed)
   }
 
   /// Attempt `attempt` starts, `elapsed` nanoseconds after the run started.

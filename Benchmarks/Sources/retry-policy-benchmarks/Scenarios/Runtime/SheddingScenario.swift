@@ -20,6 +20,8 @@ enum SheddingScenario {
   static let sharedTarget =
     "16 tasks sharing one 'limit 1000': ≥ 70% of their throughput without it"
   static let refusalTarget = "a refused attempt ('limit 1' full): ≤ 150 ns a refused run"
+  static let registryNote =
+    "(not a target) 'limit 1000' in a host's registry: ≤ 1.25× a run with the process-wide one"
   /// The tasks of the shared variant.
   static let tasks = 16
 
@@ -31,10 +33,12 @@ enum SheddingScenario {
     let plain: CompiledPolicy
     var limited: [CompiledPolicy] = []
     let single: CompiledPolicy
+    let named: CompiledPolicy
     do {
       plain = try compile(policy: plainText)
       for stage in stages { limited.append(try compile(policy: "\(plainText) \(stage)")) }
       single = try compile(policy: "\(plainText) limit 1")
+      named = try compile(policyFile: "policy search = \(plainText) \(stages[0])").policies[0]
     } catch {
       benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
       return
@@ -43,7 +47,46 @@ enum SheddingScenario {
     await successPath(benchmark, plain: plain, limited: limited, in: environment)
     await sharedLimit(benchmark, plain: plain, limited: limited[0], in: environment)
     await refusal(benchmark, single: single, in: environment)
+    await hostRegistry(benchmark, plain: plain, limited: limited[0], named: named)
     await stageRefusals(benchmark, in: environment)
+  }
+
+  /// A success with 'limit 1000' kept in a host's registry (as a `PolicyStore` keeps it, by
+  /// name), beside the process-wide registry's (by value) and no limit.
+  private static func hostRegistry(
+    _ benchmark: Benchmark, plain: CompiledPolicy, limited: CompiledPolicy, named: CompiledPolicy
+  ) async {
+    let processWide = RetryEnvironment()
+    let hosted = RetryEnvironment(registry: RetryStateRegistry())
+    let measurements = await benchmark.compare(
+      name,
+      [
+        Variant("registry: policy.run, no shedding (baseline)") { iterations in
+          try await runs(iterations, of: plain, in: processWide)
+        },
+        Variant("registry: 'limit 1000', the process-wide registry") { iterations in
+          try await runs(iterations, of: limited, in: processWide)
+        },
+        Variant("registry: 'limit 1000', a host's registry, by name") { iterations in
+          try await runs(iterations, of: named, in: hosted)
+        },
+      ])
+    guard measurements.count == 3, let host = measurements[2] else {
+      benchmark.addFinding(registryNote, measured: "not measured", verdict: .notMeasured)
+      return
+    }
+    let processor = await processorTimes(host.iterations) { variant in
+      variant == 0
+        ? { try await runs($0, of: limited, in: processWide) }
+        : { try await runs($0, of: named, in: hosted) }
+    }
+    benchmark.addFinding(
+      registryNote,
+      measured:
+        "processor time \(processor.map { Format.time(nanoseconds: $0[1]) } ?? "n/a") with the "
+        + "host's registry vs \(processor.map { Format.time(nanoseconds: $0[0]) } ?? "n/a") "
+        + "with the process-wide one (wall \(Format.time(nanoseconds: host.nanosecondsPerOperation)))",
+      holds: processor.map { $0[1] <= 1.25 * $0[0] } ?? false)
   }
 
   /// A success under the same policy without and with each stage.
