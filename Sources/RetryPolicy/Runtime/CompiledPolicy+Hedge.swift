@@ -3,7 +3,8 @@
 // A separate path from `run`, whose attempts never overlap and whose operation need not be
 // `Sendable`: `run`'s fast path is untouched by hedging. Decisions stay with
 // `RetryStateMachine` (which failures a rule retries, `within`); this driver only adds the
-// hedge timer, the cap of 1 + N attempts and the budget withdrawal of each extra attempt.
+// hedge timer, the cap of 1 + N attempts, the budget withdrawal of each extra attempt, and the
+// waits of an attempt for its token of `rate` or its place in line (`HedgeDriver+Shedding`).
 
 extension CompiledPolicy {
   /// Runs `operation` with hedging: concurrent attempts, the first success wins.
@@ -16,9 +17,13 @@ extension CompiledPolicy {
   /// failed, the last error is thrown, the run's reason naming what refused the next attempt:
   /// ``RetryStopReason/hedgeLimitReached`` (all N + 1 had started), `budgetExhausted`,
   /// `deadlineExceeded`, or `retriesExhausted` when the rule's count ran out. Every extra attempt draws on the `budget`, and none
-  /// starts past `within`; `timeout` limits each attempt. The run returns only after every
-  /// attempt it started has returned, so nothing runs after it; cancelling the caller
-  /// cancels every attempt.
+  /// starts past `within`; `timeout` limits each attempt. Each attempt asks the breaker,
+  /// `throttle`, `rate` and `limit` in the order every run does (<doc:TheRunPipeline>): one
+  /// they refuse is reported and spends no budget token (a refused first attempt throws the
+  /// stage's error, a later refusal that leaves nothing in flight ends the run with the last
+  /// error), and one that waits for its token or its place in line starts when it comes. The
+  /// run returns only after every attempt it started has returned, so nothing runs after it;
+  /// cancelling the caller cancels every attempt.
   ///
   /// Without `hedge`, this is `run(in:)` with the attempt.
   ///

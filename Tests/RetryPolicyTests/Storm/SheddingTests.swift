@@ -58,6 +58,27 @@ struct StormSheddingTests {
     #expect(limited.attempts < plain.attempts)
     #expect(throttled.attempts < plain.attempts)
   }
+
+  @Test("after a slowdown, an adaptive limit stops refusing: the fleet recovers")
+  func adaptiveLimitRecovers() throws {
+    // The README's comparison: 10 clients of 100 requests a second, 4× slower for 30 s.
+    var scenario = StormScenario()
+    scenario.clients = 10
+    scenario.rate = 100
+    scenario.capacity = 1500
+    scenario.outageStart = 30_000_000_000
+    scenario.outageLength = 30_000_000_000
+    scenario.slowdown = 4
+    scenario.failureRate = 0
+    scenario.duration = 120_000_000_000
+    let result = try StormSimulation(scenario: scenario).run(
+      try Self.policy("retry 3 immediately", limit: .adaptive(minimum: 1, maximum: 200)))
+    // With a buffer of 10 %, each client's limit kept refusing one or two requests in a
+    // hundred after the slowdown: no second reached 99 %, the fleet never recovered.
+    let recovery = try #require(result.recoverySeconds)
+    #expect(recovery < 60)
+    #expect(result.successRatio > 0.8)
+  }
 }
 
 extension StormSheddingTests {
