@@ -31,12 +31,14 @@ extension RetryRun {
 
   /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time);
   /// `start`, when given, is when the run started on ``MetricsTime``, which the recorder
-  /// then reads itself.
+  /// then reads itself; `counters`, those of the policy's name when `run` already found them.
   @usableFromInline
   package mutating func record(
-    into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil
+    into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil,
+    counters: PolicyCounters? = nil
   ) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker, timingSince: start)
+    recorder = RunRecorder(
+      metrics, policy: policy, breaker: circuit?.breaker, timingSince: start, counters: counters)
     isRecording = true
   }
 

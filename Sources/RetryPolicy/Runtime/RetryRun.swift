@@ -60,13 +60,15 @@ package struct RetryRun: Sendable {
   package static var yieldInterval: Int { 4 }
 
   /// Starts a run in `environment` on `clock`, its opened clock; `attempts` counts attempts
-  /// already made (1 after a failed fast path, whose deposit there is no budget to make).
+  /// already made (1 after a failed fast path, whose deposit there is no budget to make);
+  /// `recordingCounters`, the counters of the policy's name when `run` already found them.
   @inlinable
   @inline(__always)
   package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
     attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal,
-    startedAt start: C.Instant? = nil, recordingSince recordingStart: UInt64? = nil
+    startedAt start: C.Instant? = nil, recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
@@ -82,7 +84,8 @@ package struct RetryRun: Sendable {
       if !isContinuousClock { isTimed = true }
       record(
         into: metrics, policy: policy,
-        timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil)
+        timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil,
+        counters: recordingCounters)
     }
     if policy.rate != nil { bindRate(to: clock) }
     // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
