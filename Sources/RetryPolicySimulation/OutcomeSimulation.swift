@@ -76,12 +76,15 @@ package struct Simulation: Sendable {
     for hook in policy.rules.compactMap(\.hook) {
       hooks[hook] = {}
     }
-    let environment = RetryEnvironment(
+    var environment = RetryEnvironment(
       clock: clock, random: SeededRandomNumberGenerator(seed: seed), errorClasses: classes,
       hooks: hooks, observer: { log.record($0) },
       // Each simulation's own circuit, on its virtual time: never a process-wide one.
       breaker: policy.breaker == nil ? nil : CircuitBreaker(clock: clock),
       metrics: metrics)
+    // And its own budget, limits, throttle and rate: a second simulation of the same policy
+    // in one process (the tests, the REPL) starts as afresh as the first.
+    environment.registry = RetryStateRegistry()
     // The operation plays the timeout (see above), so the runtime must not race it.
     var running = policy
     running.attemptTimeout = nil
@@ -187,7 +190,14 @@ private final class EventLog: Sendable {
         attempts[last].decision = .retry(rule: rule + 1, retry: retry, limit: limit, delay: delay)
       case .gaveUp(_, let reason, _):
         guard let last = attempts.indices.last else { continue }
-        attempts[last].decision = .gaveUp(reason: reason.description)
+        // A retry refused when its attempt would start (a `rate` token past `within`)
+        // gives up after its wait: the wait stays in the timeline, as in the elapsed time.
+        if case .retry(let rule, let retry, let limit, let delay) = attempts[last].decision {
+          attempts[last].decision = .retryRefused(
+            rule: rule, retry: retry, limit: limit, delay: delay, reason: reason.description)
+        } else {
+          attempts[last].decision = .gaveUp(reason: reason.description)
+        }
       case .finished(let summary):
         finalElapsed = summary.elapsed
         if let last = attempts.indices.last, error == nil { attempts[last].end = time }
@@ -230,6 +240,10 @@ package struct SimulationTimeline: Sendable {
     case retry(rule: Int, retry: Int, limit: Int?, delay: Duration)
     /// The run stopped and threw, for this reason (`retries exhausted`).
     case gaveUp(reason: String)
+    /// Rule `rule` scheduled its retry number `retry` after `delay`, but when that retry's
+    /// attempt would have started, after the wait, the run stopped for `reason` (`rate
+    /// limited`: its token would have come past `within`).
+    case retryRefused(rule: Int, retry: Int, limit: Int?, delay: Duration, reason: String)
   }
 
   /// One attempt.

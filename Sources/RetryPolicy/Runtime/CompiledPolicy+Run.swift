@@ -61,16 +61,25 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if let limiter = countedLimiter(in: .standard), let clause = limit {
+    } else if let slot = countedLimitSlot(in: .standard) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
+      }
+    } else if let gate = sheddingGate(in: .standard) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: .standard, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
       }
     } else {
       firstFailure = nil
@@ -142,18 +151,25 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if !environment.isObserved, let limiter = countedLimiter(in: environment),
-      let clause = limit
-    {
+    } else if !environment.isObserved, let slot = countedLimitSlot(in: environment) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
+      }
+    } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: environment, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
       rate == nil,

@@ -21,6 +21,10 @@ extension RetryRun {
       policy: policy, random: environment.random, budget: state.budget, breaker: state.breaker,
       attempts: attempts, permit: permit, asksShedding: false)
     shedding = RunShedding(policy: policy, state: state)
+    // `run` asked the shedding stages of the first attempt itself (``SheddingGate``): the
+    // driver spends the random number it would have drawn for it, so that the retries'
+    // jitter is the same whether `run` or the driver made the first attempt.
+    if attempts > 0, shedding != nil { skipFirstAttemptDraw() }
   }
 
   /// Reports that `run` or `retrying` does not apply the policy's `hedge`.

@@ -127,6 +127,12 @@ package struct RetryRun: Sendable {
   @usableFromInline
   package var attempts: Int { machine.attempts }
 
+  /// Draws the random number a first attempt's `throttle` stage draws, for a run whose
+  /// first attempt `run` made itself.
+  mutating func skipFirstAttemptDraw() {
+    _ = random.next()
+  }
+
   /// Whether the circuit breaker refused an attempt of this run (which then ended).
   package var wasRefused: Bool { circuit?.wasRefused ?? false }
 
@@ -342,10 +348,26 @@ package struct RetryRun: Sendable {
   /// the thread); throws as ``recover(from:in:)`` says, and `CancellationError` when the task
   /// is cancelled by the end of the wait.
   ///
-  /// Inlined into the driver, specialized for the run's clock (unspecialized, each instant
-  /// of an unknown clock type costs a task allocation and a metadata lookup).
+  /// Inlined into the driver. A delay without a hook on the continuous and suspending clocks
+  /// is ``waitOnTimer(_:after:in:)``, which is not generic; every other wait is
+  /// ``performOnClock(_:after:in:on:)``, specialized for the run's clock where the driver is
+  /// (unspecialized, each instant of an unknown clock type costs a task allocation and a
+  /// metadata lookup).
   @inlinable
+  @inline(__always)
   nonisolated(nonsending) package mutating func perform<C: Clock<Duration>>(
+    _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
+  ) async throws {
+    if isSystemClock(C.self), wait.hook == nil, wait.delay.isPositive {
+      try await waitOnTimer(wait.delay, after: error, in: environment)
+    } else {
+      try await performOnClock(wait, after: error, in: environment, on: clock)
+    }
+  }
+
+  /// ``perform(_:after:in:on:)`` on any other clock, which waits with its own `sleep`.
+  @inlinable
+  nonisolated(nonsending) package mutating func performOnClock<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
     if wait.delay.isPositive {

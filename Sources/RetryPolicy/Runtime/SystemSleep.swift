@@ -41,9 +41,52 @@ func isSystemClock<C: Clock<Duration>>(_: C.Type) -> Bool {
 }
 
 /// Sleeps `duration` in the process's timer heap, freed when it ends or is cancelled.
-@usableFromInline
+///
+/// Inlined into its caller: while a run waits, every async frame from the run down to the
+/// continuation stays allocated, and past the task's first slab (984 bytes) each new slab
+/// costs about a kilobyte. Inlined, the wait adds only the cancellation handler's frame and
+/// one small closure's to the caller's.
+@inlinable
+@inline(__always)
 nonisolated(nonsending) func sleepOnTimer(for duration: Duration) async throws {
-  try await SystemTimerHeap.shared.sleep(for: duration, census: SystemTimerCensus.current)
+  let heap = SystemTimerHeap.shared
+  let wait = heap.prepare(for: duration)
+  try await withTaskCancellationHandler {
+    try await withUnsafeThrowingContinuation { continuation in
+      heap.insert(wait, continuation)
+    }
+  } onCancel: {
+    heap.cancel(id: wait.id)
+  }
+}
+
+extension RetryRun {
+  /// Sleeps `delay` on the process's timer heap, timed without an instant of the run's clock;
+  /// throws as ``perform(_:after:in:on:)`` does.
+  ///
+  /// Small and not generic, because a waiting run holds every frame down to its wait: in a
+  /// driver generic over the clock, each instant of the clock is a task allocation of its own,
+  /// and past the task's first slab (984 bytes) each new slab costs about a kilobyte.
+  @usableFromInline
+  nonisolated(nonsending) mutating func waitOnTimer(
+    _ delay: Duration, after error: any Error, in environment: RetryEnvironment
+  ) async throws {
+    let start = ContinuousClock.now
+    do {
+      try await sleepOnTimer(for: delay)
+    } catch {
+      addWaited(delay, since: start)
+      throw stop(.cancelled, error, in: environment)
+    }
+    addWaited(delay)
+    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
+  }
+
+  /// Counts the part of a wait of `delay` that started at `start` and was cut short now.
+  @usableFromInline
+  mutating func addWaited(_ delay: Duration, since start: ContinuousClock.Instant) {
+    addWaited(delay, remaining: delay.subtractingClamped(start.duration(to: .now)))
+  }
 }
 
 /// Sleeps until `deadline` on `clock`, as ``sleepFreeingOnCancel(for:on:)`` does: on the
@@ -97,11 +140,13 @@ package final class SystemTimerCensus: Sendable {
 /// resumes it at once; its heap entry, 16 bytes, goes when the heap is next compacted (when
 /// more than half of it is such entries) or when its deadline comes. Deadlines are on
 /// Dispatch's monotonic clock, as the timers of each wait were.
+@usableFromInline
 package final class SystemTimerHeap: @unchecked Sendable {
   // Sound: `state` is a `Locked`; `timer` is set up in `init` and afterwards only
   // rescheduled, always while `state`'s lock is held; `ids` is atomic.
 
   /// The heap of the process.
+  @usableFromInline
   package static let shared = SystemTimerHeap()
 
   /// A wait in the heap: its deadline in Dispatch uptime nanoseconds, and its number.
@@ -137,25 +182,51 @@ package final class SystemTimerHeap: @unchecked Sendable {
     timer.resume()
   }
 
-  /// Sleeps `duration` (a century or more: until cancelled); throws `CancellationError` when
-  /// the task is cancelled, at once.
+  /// A wait about to start: its number, its deadline and the census it reports to.
+  @usableFromInline
+  struct PendingWait: Sendable {
+    @usableFromInline let id: UInt64
+    let deadline: UInt64
+    let census: SystemTimerCensus?
+  }
+
+  /// Sleeps `duration` (a century or more: until cancelled).
+  ///
+  /// Throws `CancellationError` when the task is cancelled, at once. The waits of runs use
+  /// ``sleepOnTimer(for:)``, which is this inlined.
   nonisolated(nonsending) package func sleep(
     for duration: Duration, census: SystemTimerCensus?
   ) async throws {
-    let deadline = Self.deadline(after: duration)
-    let id = ids.wrappingAdd(1, ordering: .relaxed).newValue
-    census?.timerArmed()
+    let wait = prepare(for: duration, census: census)
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { continuation in
-        insert(id: id, deadline: deadline, Waiter(continuation: continuation, census: census))
+        insert(wait, continuation)
       }
     } onCancel: {
-      cancel(id: id)
+      cancel(id: wait.id)
     }
   }
 
+  /// Numbers a wait of `duration` from now and counts it in the current task's census.
+  @usableFromInline
+  func prepare(for duration: Duration) -> PendingWait {
+    prepare(for: duration, census: SystemTimerCensus.current)
+  }
+
+  /// Numbers a wait of `duration` from now and counts it in `census`.
+  func prepare(for duration: Duration, census: SystemTimerCensus?) -> PendingWait {
+    let deadline = Self.deadline(after: duration)
+    let id = ids.wrappingAdd(1, ordering: .relaxed).newValue
+    census?.timerArmed()
+    return PendingWait(id: id, deadline: deadline, census: census)
+  }
+
   /// Adds a wait, unless its task is already cancelled (then it ends at once).
-  private func insert(id: UInt64, deadline: UInt64, _ waiter: Waiter) {
+  @usableFromInline
+  func insert(_ wait: PendingWait, _ continuation: UnsafeContinuation<Void, any Error>) {
+    let id = wait.id
+    let deadline = wait.deadline
+    let waiter = Waiter(continuation: continuation, census: wait.census)
     // Checked under the lock: a cancellation either comes before (seen here) or finds the
     // waiter in the table.
     let isCancelled = state.withLock { state -> Bool in
@@ -174,7 +245,8 @@ package final class SystemTimerHeap: @unchecked Sendable {
   }
 
   /// Ends the wait `id` as cancelled, if it has not ended.
-  private func cancel(id: UInt64) {
+  @usableFromInline
+  func cancel(id: UInt64) {
     let waiter = state.withLock { state -> Waiter? in
       guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
       state.compactIfMostlyEnded()

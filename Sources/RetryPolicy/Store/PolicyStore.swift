@@ -49,6 +49,8 @@ public final class PolicyStore: Sendable {
   public let registry: RetryStateRegistry
 
   private let state: Locked<Snapshot>
+  /// Every name the store has had and its cell, read without the lock.
+  private let directory = PolicyDirectory()
   /// The environment of runs given none: the store's registry and metrics, made once.
   private let defaultEnvironment: RetryEnvironment
 
@@ -70,8 +72,11 @@ public final class PolicyStore: Sendable {
     registry = RetryStateRegistry()
     defaultEnvironment = RetryEnvironment(metrics: metrics, registry: registry)
     let states = registry.apply(policies)
-    state = Locked(
-      Snapshot(policies: policies, states: states, version: read.version, previous: nil))
+    let first = Snapshot(policies: policies, states: states, version: read.version, previous: nil)
+    for name in first.names {
+      if let cell = first.cells[name] { directory.append(name, cell) }
+    }
+    state = Locked(first)
   }
 
   /// The name messages give the file: its path, or `<empty path>` for an empty one.
@@ -83,10 +88,12 @@ public final class PolicyStore: Sendable {
 
   /// The current policy of that name, or nil when the file has none.
   ///
-  /// This sits on every call a service makes, so it takes a lock and a lookup, and
-  /// allocates nothing.
+  /// This sits on every call a service makes, so it takes no lock and allocates nothing: a
+  /// search of the names the store has had (in order for a few, by hash for more), and one
+  /// atomic load of the name's current policy, which each reload publishes.
   public subscript(name: String) -> CompiledPolicy? {
-    state.withLock { $0.entry(named: name)?.policy }
+    guard let cell = directory.cell(named: name), !cell.isRemoved else { return nil }
+    return cell.policy
   }
 
   /// The current policy of that name.
@@ -94,8 +101,7 @@ public final class PolicyStore: Sendable {
   /// Throws ``PolicyStoreError/unknownPolicy(_:suggestion:)`` when the file has no policy of
   /// that name.
   public func policy(named name: String) throws(PolicyStoreError) -> CompiledPolicy {
-    let (policy, names) = state.withLock { ($0.entry(named: name)?.policy, $0.names) }
-    guard let policy else {
+    guard let policy = self[name] else {
       throw .unknownPolicy(name, suggestion: Suggestion.nearest(to: name, in: names))
     }
     return policy
@@ -104,7 +110,7 @@ public final class PolicyStore: Sendable {
   /// The budget the runs of that policy draw on (for a policy with `budget P%`), for a
   /// host's metrics: its ``RetryBudget/tokens`` show how close the retries are to the bound.
   public func budget(named name: String) -> RetryBudget? {
-    state.withLock { $0.entry(named: name)?.state.budget }
+    state.withLock { $0.entries[name]?.state.budget }
   }
 
   /// The circuit breaker the runs of that policy use (for a policy with `breaker`), for a
@@ -114,8 +120,8 @@ public final class PolicyStore: Sendable {
   }
 
   /// A handle on the policy of that name, resolved once, that follows reloads: reading its
-  /// ``PolicyHandle/policy`` costs one atomic load, where ``subscript(_:)`` takes a lock and
-  /// a look-up.
+  /// ``PolicyHandle/policy`` costs one atomic load, without the search of the name that
+  /// ``subscript(_:)`` makes.
   ///
   ///     let payments = try store.handle("payments")
   ///     let receipt = try await payments.run { try await api.charge(order) }
@@ -155,12 +161,11 @@ public final class PolicyStore: Sendable {
     in environment: RetryEnvironment = .standard,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    let entry = state.withLock { $0.entry(named: name) }
-    guard let entry else {
+    guard let cell = directory.cell(named: name), !cell.isRemoved else {
       throw PolicyStoreError.unknownPolicy(
         name, suggestion: Suggestion.nearest(to: name, in: names))
     }
-    return try await run(entry, in: environment, operation)
+    return try await run(cell.entry, in: environment, operation)
   }
 
   /// Runs `operation` under `entry`'s policy, its shared state the store's registry's.
@@ -220,6 +225,9 @@ public final class PolicyStore: Sendable {
         let count = runs.current
         return count > 0 ? (name, count) : nil
       }
+      for name in next.names where snapshot.cells[name] == nil {
+        if let cell = next.cells[name] { directory.append(name, cell) }
+      }
       snapshot = next
       var reload = PolicyReload(
         sourceName: displayName, diagnostics: [], changedPolicies: changed,
@@ -275,8 +283,6 @@ private struct Snapshot: Sendable {
   var entries: [String: StoreEntry]
   /// The names in the order of the file.
   var names: [String]
-  /// The entries in the order of `names`, for the lookup of a small file.
-  var ordered: [StoreEntry]
   /// Every name's cell, removed names' included: a handle follows its name when it returns.
   var cells: [String: PolicyCell]
   var version: PolicyFileVersion?
@@ -313,19 +319,9 @@ private struct Snapshot: Sendable {
     }
     self.entries = entries
     self.names = names
-    ordered = names.compactMap { entries[$0] }
     self.cells = cells
     self.version = version
     generation = previous.map { $0.generation + 1 } ?? 0
-  }
-
-  /// The entry of that name: a file of a few policies is searched in order (comparing a
-  /// short name is cheaper than hashing it); a larger one through the dictionary.
-  @inline(__always)
-  func entry(named name: String) -> StoreEntry? {
-    guard names.count <= 8 else { return entries[name] }
-    for index in names.indices where names[index] == name { return ordered[index] }
-    return nil
   }
 
   /// The names added, removed or changed since `previous`, in order.

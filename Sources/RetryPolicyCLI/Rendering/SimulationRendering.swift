@@ -47,6 +47,13 @@ enum SimulationRendering {
         }
       case .gaveUp(let reason):
         decision = "gave up: " + reason
+      case .retryRefused(let rule, let retry, let limit, let delay, let reason):
+        // The retry waited its delay, then its attempt was refused: the wait is shown, as
+        // the elapsed time counts it.
+        decision = "retry \(retry) of \(limit.map(String.init) ?? "∞")"
+        if timeline.policy.rules.count > 1 { decision += " (rule \(rule))" }
+        decision += ", then gave up: " + reason
+        wait = millisecondsText(delay)
       }
       rows.append([
         String(attempt.number), millisecondsText(attempt.start), attempt.outcome,
@@ -122,7 +129,8 @@ enum SimulationRendering {
 
   /// The timeline as JSON: `{"policy", "outcomes", "seed", "attempts": [{"attempt",
   /// "start", "end", "outcome", "decision", "rule", "retry", "wait", "admissionWait" (only
-  /// when a retry waited past its delay for `rate` or `limit`'s line), "reason"}],
+  /// when a retry waited past its delay for `rate` or `limit`'s line), "reason" (a `gaveUp`
+  /// after the wait of a scheduled retry also has its "rule", "retry" and "wait")}],
   /// "result": {"succeeded", "attempts", "elapsed", "error"}}`.
   static func jsonValue(_ timeline: SimulationTimeline) -> JSONValue {
     let attempts: [JSONValue] = timeline.attempts.enumerated().map { index, attempt in
@@ -146,6 +154,13 @@ enum SimulationRendering {
       case .gaveUp(let reason):
         members.append(JSONMember("decision", .string("gaveUp")))
         members.append(JSONMember("reason", .string(reason)))
+      case .retryRefused(let rule, let retry, _, let delay, let reason):
+        // A gaveUp after the wait of a scheduled retry: its rule, retry and wait too.
+        members.append(JSONMember("decision", .string("gaveUp")))
+        members.append(JSONMember("reason", .string(reason)))
+        members.append(JSONMember("rule", .int(rule)))
+        members.append(JSONMember("retry", .int(retry)))
+        members.append(JSONMember("wait", .seconds(delay)))
       }
       return .object(members)
     }

@@ -30,6 +30,32 @@ struct RuntimeWaitTests {
     #expect(await eventually { census.live == 0 })
   }
 
+  @Test("a retry's delay on the continuous clock counts the part it waited, cut short or not")
+  func waitedDelayIsCounted() async throws {
+    let census = SystemTimerCensus()
+    let recorder = RetryEventRecorder()
+    let policy = try compile(policy: "retry 2 delay 1h")
+    let run = Task {
+      try await SystemTimerCensus.$current.withValue(census) {
+        try await policy.run(in: RetryEnvironment(observer: recorder.observer)) {
+          throw ConnectionLost()
+        }
+      }
+    }
+    #expect(await eventually { census.armed == 1 })
+    run.cancel()
+    await #expect(throws: CancellationError.self) { try await run.value }
+    let waited = try #require(recorder.summaries.first?.totalDelay)
+    #expect(waited >= .zero && waited < .seconds(60))
+    #expect(recorder.summaries.first?.outcome == .failed(.cancelled))
+    let short = try compile(policy: "retry 1 delay 2ms")
+    let finished = RetryEventRecorder()
+    _ = try? await short.run(in: RetryEnvironment(observer: finished.observer)) {
+      throw ConnectionLost()
+    }
+    #expect(finished.summaries.map(\.totalDelay) == [.milliseconds(2)])
+  }
+
   @Test("a Retry-After wait, cancelled, frees its timer at once")
   func cancelledRetryAfterIsFreed() async throws {
     let census = SystemTimerCensus()

@@ -286,3 +286,68 @@ struct PolicyStoreBreakerTests {
     #expect(store.breaker(named: "a") == nil)
   }
 }
+
+@Suite("Live policies: reading a policy by name without the lock")
+struct PolicyStoreLookupTests {
+  /// A file of the policies `name0` … `name(count - 1)`, each `retry N` with N its number plus
+  /// `offset`.
+  private static func file(_ names: Range<Int>, offset: Int = 0) -> String {
+    names.map { "policy name\($0) = retry \($0 + offset)\n" }.joined()
+  }
+
+  @Test("names are found past the in-order search and past a growth; removed names read nil")
+  func manyNames() throws {
+    let folder = try StoreFolder()
+    let path = try folder.write("p.retry", Self.file(0..<3))
+    let store = try PolicyStore(path: path)
+    #expect(store["name2"]?.rules.first?.behavior.maxCount == 2)
+    #expect(store["name3"] == nil)
+    // 40 names: beyond the 8 searched in order and the first storage's capacity.
+    try folder.write("p.retry", Self.file(0..<40, offset: 1))
+    #expect(store.reload().isApplied)
+    for number in 0..<40 {
+      #expect(store["name\(number)"]?.rules.first?.behavior.maxCount == number + 1)
+    }
+    #expect(store["name40"] == nil)
+    #expect(store["name"] == nil)
+    // A reload that removes names: they read nil, throw, and come back with the file.
+    try folder.write("p.retry", Self.file(10..<20))
+    #expect(store.reload().isApplied)
+    #expect(store["name5"] == nil)
+    #expect(store["name15"]?.rules.first?.behavior.maxCount == 15)
+    #expect(throws: PolicyStoreError.self) { try store.policy(named: "name5") }
+    try folder.write("p.retry", Self.file(0..<12, offset: 7))
+    #expect(store.reload().isApplied)
+    #expect(store["name5"]?.rules.first?.behavior.maxCount == 12)
+    #expect(try store.policy(named: "name11").rules.first?.behavior.maxCount == 18)
+    #expect(store["name15"] == nil)
+  }
+
+  @Test("readers by name see a whole policy of one version or another while reloads add names")
+  func readsDuringReloads() async throws {
+    let folder = try StoreFolder()
+    let path = try folder.write("p.retry", "policy a = retry 1\n")
+    let store = try PolicyStore(path: path)
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          for _ in 0..<2_000 {
+            // `a` is in every version of the file, with 1 or 2 retries.
+            let count = store["a"]?.rules.first?.behavior.maxCount
+            #expect(count == 1 || count == 2)
+            if let other = store["n30"] { #expect(other.rules.first?.behavior.maxCount == 30) }
+          }
+        }
+      }
+      group.addTask {
+        for version in 1...30 {
+          let others = (1...version).map { "policy n\($0) = retry \($0)\n" }.joined()
+          let text = "policy a = retry \(version % 2 + 1)\n" + others
+          try? Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+          #expect(store.reload().isApplied)
+        }
+      }
+    }
+    #expect(store["n30"]?.rules.first?.behavior.maxCount == 30)
+  }
+}
