@@ -387,32 +387,6 @@ package struct RetryRun: Sendable {
     if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
   }
 
-  /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
-  @usableFromInline
-  mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
-    let waited = remaining.isPositive ? delay.subtractingClamped(remaining) : delay
-    totalDelay = totalDelay.addingClamped(waited.isPositive ? waited : .zeroInline)
-  }
-
-  /// Runs a retry's hook; a failure of the hook ends the run.
-  @usableFromInline
-  nonisolated(nonsending) mutating func run(
-    _ hook: @Sendable (RetryHookContext) async throws -> Void, after error: any Error,
-    in environment: RetryEnvironment
-  ) async throws {
-    do {
-      try await hook(RetryHookContext(error: error, attempt: machine.attempts))
-    } catch {
-      throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
-    }
-  }
-
-  /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
-  /// cancelled; returns the `CancellationError` to throw.
-  package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
-    stop(.cancelled, CancellationError(), in: environment)
-  }
-
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
   @usableFromInline
