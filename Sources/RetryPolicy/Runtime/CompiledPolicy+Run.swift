@@ -189,7 +189,8 @@ extension CompiledPolicy {
         value = try await attempt(1, isolation: isolation, operation)
       } catch {
         return try await drive(
-          in: environment, after: error, recordingSince: start, isolation: isolation, operation)
+          in: environment, after: error, recordingSince: start, into: counters,
+          isolation: isolation, operation)
       }
       counters.firstAttemptSucceeded(afterNanoseconds: MetricsTime.since(start))
       return value
@@ -221,8 +222,8 @@ extension CompiledPolicy {
       value = try await attempt(1, isolation: isolation, operation)
     } catch {
       return try await drive(
-        on: clock, in: environment, after: error, startedAt: start, isolation: isolation,
-        operation)
+        on: clock, in: environment, after: error, startedAt: start, into: counters,
+        isolation: isolation, operation)
     }
     counters.firstAttemptSucceeded(after: start.duration(to: clock.now))
     return value
@@ -287,6 +288,7 @@ extension CompiledPolicy {
     after firstFailure: (any Error)?,
     permit: CircuitBreakerStateMachine.Permit = .normal,
     recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
@@ -295,11 +297,11 @@ extension CompiledPolicy {
     guard environment.isContinuousClock else {
       return try await drive(
         on: environment.clock, in: environment, after: firstFailure, permit: permit,
-        recordingSince: recordingStart, isolation: isolation, operation)
+        recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
     }
     return try await drive(
       on: ContinuousClock(), in: environment, after: firstFailure, permit: permit,
-      recordingSince: recordingStart, isolation: isolation, operation)
+      recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }
 
   /// The driver loop over the environment's clock, opened as `C`.
@@ -323,12 +325,13 @@ extension CompiledPolicy {
     after firstFailure: (any Error)?,
     permit: CircuitBreakerStateMachine.Permit = .normal,
     recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     try await drive(
       on: clock, in: environment, after: firstFailure, permit: permit, startedAt: nil,
-      recordingSince: recordingStart, isolation: isolation, operation)
+      recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }
 
   /// The driver loop, its run started at `start` when `run` made the first attempt itself
@@ -342,13 +345,14 @@ extension CompiledPolicy {
     permit: CircuitBreakerStateMachine.Permit = .normal,
     startedAt start: C.Instant?,
     recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, clock: clock,
       attempts: firstFailure == nil ? 0 : 1, permit: permit, startedAt: start,
-      recordingSince: recordingStart)
+      recordingSince: recordingStart, into: recordingCounters)
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
       try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }

@@ -1,5 +1,7 @@
 // The parts of a run's start that read the environment (its shared state, its metrics, its
-// stopwatch, the report that a hedged policy is not raced), and the small types a run keeps.
+// stopwatch, the report that a hedged policy is not raced), the readings of its time, the
+// small steps of its waits (the waited total, a hook, a cancelled sequence's end), and the
+// small types a run keeps.
 
 extension RetryRun {
   /// Starts a run whose shared state (budget, breaker, limit, throttle, rate) is found in
@@ -35,12 +37,14 @@ extension RetryRun {
 
   /// Records the run into `metrics` (the storm simulator's runs too, on its virtual time);
   /// `start`, when given, is when the run started on ``MetricsTime``, which the recorder
-  /// then reads itself.
+  /// then reads itself; `counters`, those of the policy's name when `run` already found them.
   @usableFromInline
   package mutating func record(
-    into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil
+    into metrics: RetryMetrics, policy: borrowing CompiledPolicy, timingSince start: UInt64? = nil,
+    counters: PolicyCounters? = nil
   ) {
-    recorder = RunRecorder(metrics, policy: policy, breaker: circuit?.breaker, timingSince: start)
+    recorder = RunRecorder(
+      metrics, policy: policy, breaker: circuit?.breaker, timingSince: start, counters: counters)
     isRecording = true
   }
 
@@ -71,6 +75,32 @@ extension RetryRun {
   ) -> Duration {
     guard let elapsed = stopwatch?.elapsed() else { return .zeroInline }
     return elapsed.subtractingClamped(start)
+  }
+
+  /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
+  @usableFromInline
+  mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
+    let waited = remaining.isPositive ? delay.subtractingClamped(remaining) : delay
+    totalDelay = totalDelay.addingClamped(waited.isPositive ? waited : .zeroInline)
+  }
+
+  /// Runs a retry's hook; a failure of the hook ends the run.
+  @usableFromInline
+  nonisolated(nonsending) mutating func run(
+    _ hook: @Sendable (RetryHookContext) async throws -> Void, after error: any Error,
+    in environment: RetryEnvironment
+  ) async throws {
+    do {
+      try await hook(RetryHookContext(error: error, attempt: machine.attempts))
+    } catch {
+      throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
+    }
+  }
+
+  /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
+  /// cancelled; returns the `CancellationError` to throw.
+  package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
+    stop(.cancelled, CancellationError(), in: environment)
   }
 
   /// Starts measuring the run's elapsed time on `clock`, for `within` or an observer.

@@ -60,13 +60,15 @@ package struct RetryRun: Sendable {
   package static var yieldInterval: Int { 4 }
 
   /// Starts a run in `environment` on `clock`, its opened clock; `attempts` counts attempts
-  /// already made (1 after a failed fast path, whose deposit there is no budget to make).
+  /// already made (1 after a failed fast path, whose deposit there is no budget to make);
+  /// `recordingCounters`, the counters of the policy's name when `run` already found them.
   @inlinable
   @inline(__always)
   package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
     attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal,
-    startedAt start: C.Instant? = nil, recordingSince recordingStart: UInt64? = nil
+    startedAt start: C.Instant? = nil, recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
@@ -82,7 +84,8 @@ package struct RetryRun: Sendable {
       if !isContinuousClock { isTimed = true }
       record(
         into: metrics, policy: policy,
-        timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil)
+        timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil,
+        counters: recordingCounters)
     }
     if policy.rate != nil { bindRate(to: clock) }
     // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
@@ -382,32 +385,6 @@ package struct RetryRun: Sendable {
     }
     if let hook = wait.hook { try await run(hook, after: error, in: environment) }
     if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
-  }
-
-  /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
-  @usableFromInline
-  mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
-    let waited = remaining.isPositive ? delay.subtractingClamped(remaining) : delay
-    totalDelay = totalDelay.addingClamped(waited.isPositive ? waited : .zeroInline)
-  }
-
-  /// Runs a retry's hook; a failure of the hook ends the run.
-  @usableFromInline
-  nonisolated(nonsending) mutating func run(
-    _ hook: @Sendable (RetryHookContext) async throws -> Void, after error: any Error,
-    in environment: RetryEnvironment
-  ) async throws {
-    do {
-      try await hook(RetryHookContext(error: error, attempt: machine.attempts))
-    } catch {
-      throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
-    }
-  }
-
-  /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
-  /// cancelled; returns the `CancellationError` to throw.
-  package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
-    stop(.cancelled, CancellationError(), in: environment)
   }
 
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always

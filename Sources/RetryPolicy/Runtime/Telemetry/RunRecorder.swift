@@ -27,17 +27,20 @@ package struct RunRecorder: Sendable {
 
   /// The recorder of a run of `policy` into `metrics`, whose circuit breaker is `breaker`;
   /// `start` is when the run started on ``MetricsTime`` when the recorder times the run
-  /// itself (a run on the continuous clock), nil when the driver passes its clock's time.
+  /// itself (a run on the continuous clock), nil when the driver passes its clock's time;
+  /// `known`, the counters of the policy's name when the caller already found them (without
+  /// a breaker).
   init(
     _ metrics: RetryMetrics, policy: borrowing CompiledPolicy, breaker: CircuitBreaker?,
-    hasOverlappingAttempts: Bool = false, timingSince start: UInt64? = nil
+    hasOverlappingAttempts: Bool = false, timingSince start: UInt64? = nil,
+    counters known: PolicyCounters? = nil
   ) {
     if let breaker {
       let policyMetrics = metrics.policy(policy)
       policyMetrics.observe(breaker)
       counters = policyMetrics.counters
     } else {
-      counters = metrics.counters(named: policy.name)
+      counters = known ?? metrics.counters(named: policy.name)
     }
     self.hasOverlappingAttempts = hasOverlappingAttempts
     self.start = start
