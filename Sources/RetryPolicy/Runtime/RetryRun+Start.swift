@@ -26,7 +26,7 @@ extension RetryRun {
     // `run` asked the shedding stages of the first attempt itself (``SheddingGate``): the
     // driver spends the random number it would have drawn for it, so that the retries'
     // jitter is the same whether `run` or the driver made the first attempt.
-    if attempts > 0, shedding != nil { skipFirstAttemptDraw() }
+    if attempts > 0, shedding != nil { _ = random.next() }
   }
 
   /// Reports that `run` or `retrying` does not apply the policy's `hedge`.

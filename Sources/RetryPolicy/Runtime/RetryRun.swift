@@ -14,7 +14,7 @@
 @usableFromInline
 package struct RetryRun: Sendable {
   /// This run's own copy of the environment's random source.
-  private var random: RandomSource
+  var random: RandomSource
   /// The decisions so far; it also holds the policy's rules and deadline.
   package private(set) var machine: RetryStateMachine
   /// The budget this run draws on, when the policy has `budget P%`.
@@ -126,12 +126,6 @@ package struct RetryRun: Sendable {
   /// The attempts started so far.
   @usableFromInline
   package var attempts: Int { machine.attempts }
-
-  /// Draws the random number a first attempt's `throttle` stage draws, for a run whose
-  /// first attempt `run` made itself.
-  mutating func skipFirstAttemptDraw() {
-    _ = random.next()
-  }
 
   /// Whether the circuit breaker refused an attempt of this run (which then ended).
   package var wasRefused: Bool { circuit?.wasRefused ?? false }
