@@ -76,12 +76,15 @@ package struct Simulation: Sendable {
     for hook in policy.rules.compactMap(\.hook) {
       hooks[hook] = {}
     }
-    let environment = RetryEnvironment(
+    var environment = RetryEnvironment(
       clock: clock, random: SeededRandomNumberGenerator(seed: seed), errorClasses: classes,
       hooks: hooks, observer: { log.record($0) },
       // Each simulation's own circuit, on its virtual time: never a process-wide one.
       breaker: policy.breaker == nil ? nil : CircuitBreaker(clock: clock),
       metrics: metrics)
+    // And its own budget, limits, throttle and rate: a second simulation of the same policy
+    // in one process (the tests, the REPL) starts as afresh as the first.
+    environment.registry = RetryStateRegistry()
     // The operation plays the timeout (see above), so the runtime must not race it.
     var running = policy
     running.attemptTimeout = nil
@@ -114,7 +117,8 @@ package struct Simulation: Sendable {
     let duration = outcome.duration ?? .zero
     if let timeout, duration >= timeout || outcome.errorClass == "timeout" {
       clock.advance(by: timeout)
-      throw AttemptTimeoutError(timeout: timeout)
+      // The policy's own `timeout` cut the attempt off, as the driver's timer would.
+      throw AttemptTimeoutError(cutOffAt: timeout)
     }
     clock.advance(by: duration)
     switch outcome.kind {
@@ -168,6 +172,7 @@ private final class EventLog: Sendable {
     var attempts: [SimulationTimeline.Attempt] = []
     var retriesByRule: [Int: Int] = [:]
     var finalElapsed = elapsed
+    var hedgeNotApplied: HedgePolicy?
     for (event, time) in events {
       switch event {
       case .attemptStarted(let number):
@@ -187,12 +192,21 @@ private final class EventLog: Sendable {
         attempts[last].decision = .retry(rule: rule + 1, retry: retry, limit: limit, delay: delay)
       case .gaveUp(_, let reason, _):
         guard let last = attempts.indices.last else { continue }
-        attempts[last].decision = .gaveUp(reason: reason.description)
+        // A retry refused when its attempt would start (a `rate` token past `within`)
+        // gives up after its wait: the wait stays in the timeline, as in the elapsed time.
+        if case .retry(let rule, let retry, let limit, let delay) = attempts[last].decision {
+          attempts[last].decision = .retryRefused(
+            rule: rule, retry: retry, limit: limit, delay: delay, reason: reason.description)
+        } else {
+          attempts[last].decision = .gaveUp(reason: reason.description)
+        }
       case .finished(let summary):
         finalElapsed = summary.elapsed
         if let last = attempts.indices.last, error == nil { attempts[last].end = time }
+      case .hedgeNotApplied(let hedge):
+        hedgeNotApplied = hedge
       case .attemptRefused, .attemptShed, .limitChanged, .circuitOpened, .circuitHalfOpened,
-        .circuitClosed, .hedgeNotApplied:
+        .circuitClosed:
         continue
       @unknown default:
         continue
@@ -205,7 +219,7 @@ private final class EventLog: Sendable {
     return SimulationTimeline(
       policy: policy, script: script, seed: seed, attempts: attempts, succeeded: error == nil,
       error: error.map { Self.describe($0, scripted: nil) }, elapsed: finalElapsed,
-      isCutShort: isCutShort)
+      isCutShort: isCutShort, hedgeNotApplied: hedgeNotApplied)
   }
 
   /// The error as the timeline names it: its scripted class, `timeout`, or `cancellation`.
@@ -230,6 +244,10 @@ package struct SimulationTimeline: Sendable {
     case retry(rule: Int, retry: Int, limit: Int?, delay: Duration)
     /// The run stopped and threw, for this reason (`retries exhausted`).
     case gaveUp(reason: String)
+    /// Rule `rule` scheduled its retry number `retry` after `delay`, but when that retry's
+    /// attempt would have started, after the wait, the run stopped for `reason` (`rate
+    /// limited`: its token would have come past `within`).
+    case retryRefused(rule: Int, retry: Int, limit: Int?, delay: Duration, reason: String)
   }
 
   /// One attempt.
@@ -263,4 +281,7 @@ package struct SimulationTimeline: Sendable {
   /// Whether the simulation stopped at its attempt limit (``Simulation/attemptLimit`` for the
   /// tool); then ``attempts`` holds exactly that many.
   package var isCutShort: Bool = false
+  /// The policy's `hedge`, which the run did not apply: `run` makes its attempts one after
+  /// another (`runHedged` races them), as the driver reports first; nil without `hedge`.
+  package var hedgeNotApplied: HedgePolicy?
 }

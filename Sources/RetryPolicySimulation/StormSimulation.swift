@@ -14,7 +14,9 @@ import Synchronization
 /// `throttle` and `rate`, each client likewise has its own state (the runtime's pure state
 /// machines on the virtual time), asked in the runtime's order after the breaker: throttle,
 /// rate, limit. A rate's wait delays the attempt; a waiter in a limit's line starts when an
-/// attempt of its client ends, or leaves at `within`; a refusal ends the request.
+/// attempt of its client ends, or leaves at `within`; a refusal ends the request. As in the
+/// runtime, the throttle's accepts are the attempts that succeeded or failed with an error
+/// no rule of the policy takes (a `serverError` under `retry 3 on timeout`).
 ///
 /// The model, in full:
 /// - requests arrive as a Poisson process of rate `clients × rate` (the sum of the clients'
@@ -120,6 +122,10 @@ struct StormEngine {
   var shedding: [StormClientShedding] = []
   /// The random draws of the throttles.
   var throttleRandom: SeededRandomNumberGenerator
+  /// Whether a failure with the backend's error, or a timeout, is an accept for `throttle`:
+  /// as in the driver, an attempt that failed with an error no rule matches is one.
+  let acceptsServerError: Bool
+  let acceptsTimeout: Bool
   /// What every run records into, when the command asked for metrics.
   let metrics: RetryMetrics?
 
@@ -141,7 +147,12 @@ struct StormEngine {
       : (0..<scenario.clients).map { _ in CircuitBreaker(reading: { clock.now }) }
     let policyTimeout = policy.attemptTimeout.map(Self.nanoseconds)
     self.timeout = max(1, policyTimeout ?? scenario.timeout)
-    self.timeoutError = AttemptTimeoutError(timeout: .nanoseconds(timeout))
+    // With the policy's own `timeout`, the attempt is cut off by the run, as the driver's timer
+    // would; without one, by the client's socket (the scenario's timeout): an error like any other.
+    self.timeoutError =
+      policyTimeout == nil
+      ? AttemptTimeoutError(timeout: .nanoseconds(timeout))
+      : AttemptTimeoutError(cutOffAt: .nanoseconds(timeout))
     self.backend = SeededRandomNumberGenerator(seed: mix(scenario.seed, 2))
     self.stats = StormResult(policy: policy)
     self.isShedding = policy.limit != nil || policy.throttle != nil || policy.rate != nil
@@ -152,6 +163,17 @@ struct StormEngine {
       shedding = Array(repeating: StormClientShedding(policy: policy), count: scenario.clients)
     }
     self.throttleRandom = SeededRandomNumberGenerator(seed: mix(scenario.seed, 3))
+    let classes = environment.errorClasses
+    let serverError = self.serverError
+    let timeoutError = self.timeoutError
+    (acceptsServerError, acceptsTimeout) = policy.rules.withUnsafeBufferPointer { rules in
+      (
+        RetryStateMachine.takingRule(
+          of: ErrorClassification(serverError, predicates: classes), among: rules) == nil,
+        RetryStateMachine.takingRule(
+          of: ErrorClassification(timeoutError, predicates: classes), among: rules) == nil
+      )
+    }
     let seconds = Int((scenario.duration + 999_999_999) / 1_000_000_000)
     stats.seconds = StormResult.Seconds(count: seconds)
   }
@@ -234,79 +256,11 @@ struct StormEngine {
     return Int32(truncatingIfNeeded: requests.count - 1)
   }
 
-  /// Asks the client's shedding stages, from `stage` on, whether the attempt of the request
-  /// in `slot` may start at `now`; starts it, delays it, puts it in line or refuses it.
-  mutating func admit(
-    slot: Int32, at now: Int64, arrival: Int64, from stage: Stage
-  ) throws(StormSimulationError) {
-    let client = Int(requests[Int(slot)].client)
-    let isCounted = arrival < scenario.duration
-    // What is left of `within`, which a rate's wait and a wait in line may not pass.
-    let remaining = policy.deadline.map { Self.nanoseconds($0) - (now - arrival) }
-    if stage <= .throttle, let clause = policy.throttle, shedding[client].throttle != nil {
-      let uniform = Double(throttleRandom.next() >> 11) * 0x1p-53
-      let admitted =
-        shedding[client].throttle?.request(now: now, factor: clause.factor, uniform: uniform)
-        ?? true
-      guard admitted else { return refuse(.throttle, slot: slot, at: now, isCounted: isCounted) }
-    }
-    if stage <= .rate, shedding[client].rate != nil {
-      switch shedding[client].rate?.reserve(now: now, maxWait: remaining.map { max($0, 0) }) {
-      case .now, nil:
-        break
-      case .after(let wait):
-        events.push(
-          time: now &+ wait, arrival: arrival, slot: slot, kind: EventKind.rateWaited.rawValue)
-        return
-      case .refused:
-        return refuse(.rate, slot: slot, at: now, isCounted: isCounted)
-      }
-    }
-    if shedding[client].limit != nil {
-      switch shedding[client].limit?.acquire() {
-      case .admitted, nil:
-        break
-      case .queued(let ticket):
-        requests[Int(slot)].ticket = ticket
-        shedding[client].waiters[ticket] = slot
-        if let remaining {
-          events.push(
-            time: now &+ max(remaining, 0), arrival: arrival, slot: slot,
-            kind: EventKind.queueTimeout.rawValue)
-        }
-        return
-      case .refused:
-        return refuse(.limit, slot: slot, at: now, isCounted: isCounted)
-      }
-    }
-    try start(slot: slot, at: now, arrival: arrival)
-  }
-
   /// Starts the attempt of the request in `slot` on the backend.
   mutating func start(slot: Int32, at now: Int64, arrival: Int64) throws(StormSimulationError) {
     requests[Int(slot)].attemptStart = now
     let (end, kind) = try attempt(at: now, isCounted: arrival < scenario.duration)
     events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
-  }
-
-  /// Ends the request in `slot`, its attempt refused by `cause`.
-  mutating func refuse(_ cause: StormRefusal, slot: Int32, at now: Int64, isCounted: Bool) {
-    countRefusal(cause, at: now, isCounted: isCounted)
-    freeSlots.append(slot)
-  }
-
-  /// Tells the client's shedding state that the attempt of `slot` ended at `now`, and starts
-  /// the waiters it lets in.
-  mutating func attemptEnded(slot: Int32, at now: Int64, succeeded: Bool)
-    throws(StormSimulationError)
-  {
-    let client = Int(requests[Int(slot)].client)
-    if succeeded { shedding[client].throttle?.accept(now: now) }
-    let started = shedding[client].release(start: requests[Int(slot)].attemptStart, end: now)
-    for waiter in started {
-      requests[Int(waiter)].ticket = 0
-      try start(slot: waiter, at: now, arrival: requests[Int(waiter)].arrival)
-    }
   }
 
   /// The run of request number `index`, from `client`, with its own seeded jitter.
@@ -333,7 +287,7 @@ struct StormEngine {
         stats.seconds.update(Int(arrival / 1_000_000_000)) { $0.succeeded += 1 }
       }
       if slot >= 0 {
-        if isShedding { try attemptEnded(slot: slot, at: now, succeeded: true) }
+        if isShedding { try attemptEnded(slot: slot, at: now, isAccept: true) }
         if !breakers.isEmpty || metrics != nil {
           requests[Int(slot)].run.finishSucceeded(
             in: environment, elapsed: .nanoseconds(now - arrival))
@@ -342,8 +296,12 @@ struct StormEngine {
       }
     case .serverError, .timedOut:
       let elapsed = Duration.nanoseconds(now - arrival)
-      let error = event.kind == EventKind.serverError.rawValue ? serverError : timeoutError
-      if isShedding { try attemptEnded(slot: slot, at: now, succeeded: false) }
+      let isServerError = event.kind == EventKind.serverError.rawValue
+      let error = isServerError ? serverError : timeoutError
+      if isShedding {
+        try attemptEnded(
+          slot: slot, at: now, isAccept: isServerError ? acceptsServerError : acceptsTimeout)
+      }
       let delay: Int64
       do {
         let wait = try requests[Int(slot)].run.decideRetry(
@@ -392,17 +350,6 @@ struct StormEngine {
     }
     let (end, kind) = try attempt(at: now, isCounted: arrival < scenario.duration)
     events.push(time: end, arrival: arrival, slot: slot, kind: kind.rawValue)
-  }
-
-  /// Counts an attempt a client's breaker or shedding stage refused at `now`.
-  mutating func countRefusal(_ cause: StormRefusal, at now: Int64, isCounted: Bool) {
-    if isCounted {
-      stats.refused += 1
-      stats.refusedBy[cause.rawValue] += 1
-    }
-    if now < scenario.duration {
-      stats.seconds.updateLatest(Int(now / 1_000_000_000)) { $0.refused += 1 }
-    }
   }
 
   /// Starts an attempt on the backend: when it ends, and how.

@@ -3,7 +3,8 @@
 // A separate path from `run`, whose attempts never overlap and whose operation need not be
 // `Sendable`: `run`'s fast path is untouched by hedging. Decisions stay with
 // `RetryStateMachine` (which failures a rule retries, `within`); this driver only adds the
-// hedge timer, the cap of 1 + N attempts and the budget withdrawal of each extra attempt.
+// hedge timer, the cap of 1 + N attempts, the budget withdrawal of each extra attempt, and the
+// waits of an attempt for its token of `rate` or its place in line (`HedgeDriver+Shedding`).
 
 extension CompiledPolicy {
   /// Runs `operation` with hedging: concurrent attempts, the first success wins.
@@ -16,9 +17,13 @@ extension CompiledPolicy {
   /// failed, the last error is thrown, the run's reason naming what refused the next attempt:
   /// ``RetryStopReason/hedgeLimitReached`` (all N + 1 had started), `budgetExhausted`,
   /// `deadlineExceeded`, or `retriesExhausted` when the rule's count ran out. Every extra attempt draws on the `budget`, and none
-  /// starts past `within`; `timeout` limits each attempt. The run returns only after every
-  /// attempt it started has returned, so nothing runs after it; cancelling the caller
-  /// cancels every attempt.
+  /// starts past `within`; `timeout` limits each attempt. Each attempt asks the breaker,
+  /// `throttle`, `rate` and `limit` in the order every run does (<doc:TheRunPipeline>): one
+  /// they refuse is reported and spends no budget token (a refused first attempt throws the
+  /// stage's error, a later refusal that leaves nothing in flight ends the run with the last
+  /// error), and one that waits for its token or its place in line starts when it comes. The
+  /// run returns only after every attempt it started has returned, so nothing runs after it;
+  /// cancelling the caller cancels every attempt.
   ///
   /// Without `hedge`, this is `run(in:)` with the attempt.
   ///
@@ -67,10 +72,25 @@ extension CompiledPolicy {
     let limit = attemptTimeout
     let name = environment.observer != nil ? metricsName : nil
     let result = await withTaskGroup(of: HedgeEvent<Success>.self) { group in
-      /// Starts an attempt; returns why it may not start instead (the breaker refused it, or
-      /// an extra attempt found no budget token).
-      func start() -> RetryStopReason? {
-        if let refusal = driver.admitAndWithdraw() { return refusal }
+      /// Asks the stages from index `stage` of ``RunStage/beforeAttempt`` and starts an
+      /// attempt; returns why it may not start instead (the breaker, `throttle`, `rate` or
+      /// `limit` refused it, or an extra attempt found no budget token). An attempt that waits
+      /// for its token or its place in line waits in a child task, whose event resumes it.
+      func start(from stage: Int = 0) -> RetryStopReason? {
+        if stage == 0, driver.isWaitingForAdmission { return nil }
+        switch driver.admit(from: stage) {
+        case .refused(let reason):
+          return reason
+        case .wait(let wait):
+          let shedding = driver.shedding
+          let deadline = driver.remainingWithin.map { clock.now.advanced(by: $0) }
+          group.addTask {
+            .admission(await shedding?.admissionWait(wait, until: deadline, on: clock))
+          }
+          return nil
+        case .admitted:
+          break
+        }
         let number = driver.attemptStarted()
         group.addTask {
           do {
@@ -100,39 +120,61 @@ extension CompiledPolicy {
         }
         return nil
       }
-      if let reason = start() {
-        let refusal = driver.refusal ?? CircuitOpenError(remaining: nil)
-        return Result<Success, any Error>.failure(driver.stop(reason, refusal, 0))
+      /// Ends the run for `reason` when nothing is in flight or waiting: the first attempt
+      /// throws what refused it, a later one the last error.
+      func stopIfIdle(_ reason: RetryStopReason) -> Result<Success, any Error>? {
+        guard driver.inFlight == 0, !driver.isWaitingForAdmission else { return nil }
+        let error: any Error =
+          reason == .cancelled
+          ? CancellationError()
+          : driver.lastError ?? driver.refusal ?? CircuitOpenError(remaining: nil)
+        return .failure(driver.stop(reason, error, driver.started))
       }
-      // Attempts cancelled when the run ends never report: their permits are released.
-      defer { driver.releasePermits() }
-      while let event = await group.next() {
+      /// Handles a child task's event; returns the run's result when it ends the run.
+      func handle(_ event: HedgeEvent<Success>) -> Result<Success, any Error>? {
         switch event {
         case .finished(let number, .success(let value)):
-          group.cancelAll()
           driver.attemptSucceeded(number)
           driver.finish(.succeeded)
-          return Result<Success, any Error>.success(value)
+          return .success(value)
         case .finished(let number, .failure(let error)):
           switch driver.attemptFailed(number, error) {
           case .startNext:
-            if let reason = start(), driver.inFlight == 0 {
-              group.cancelAll()
+            if let reason = start(), driver.inFlight == 0, !driver.isWaitingForAdmission {
               return .failure(driver.stop(reason, error, number))
             }
           case .wait: break
-          case .stop(let thrown):
-            group.cancelAll()
-            return .failure(thrown)
+          case .stop(let thrown): return .failure(thrown)
           }
         case .timerFired(let generation):
           if driver.mayStartOnTimer(generation: generation) { _ = start() }
         case .timerStopped:
           break
+        case .admission(let outcome?):
+          switch driver.admissionEnded(outcome) {
+          case .from(let stage):
+            if let reason = start(from: stage) { return stopIfIdle(reason) }
+          case .refused(let reason):
+            return stopIfIdle(reason)
+          }
+        case .admission(nil):
+          break
         }
+        return nil
       }
-      // Unreachable: an attempt is in flight until its event is handled.
-      return .failure(driver.lastError ?? CancellationError())
+      var outcome: Result<Success, any Error>?
+      if let reason = start() { outcome = stopIfIdle(reason) }
+      while outcome == nil, let event = await group.next() { outcome = handle(event) }
+      group.cancelAll()
+      // Attempts cancelled when the run ends never report: their permits and slots are
+      // released, and the token of an attempt that waited for one is given back; a slot a
+      // wait in line got as the run ended is given back as its event comes.
+      driver.releasePermits()
+      while let event = await group.next() {
+        if case .admission(let outcome?) = event { driver.discard(outcome) }
+      }
+      // Unreachable without an outcome: an attempt is in flight until its event is handled.
+      return outcome ?? .failure(driver.lastError ?? CancellationError())
     }
     return try result.get()
   }
@@ -146,12 +188,14 @@ private enum HedgeEvent<Success: Sendable>: Sendable {
   case timerFired(generation: Int)
   /// A timer was cancelled.
   case timerStopped
+  /// An attempt's wait for its token or its place in line ended (nil: no shedding stage).
+  case admission(HedgeAdmissionOutcome?)
 }
 
 /// The decisions of a hedged run: which attempt may start, and when the run ends.
 ///
 /// It performs nothing but the budget's bookkeeping and the observer's events.
-private struct HedgeDriver<C: Clock<Duration>> {
+struct HedgeDriver<C: Clock<Duration>> {
   enum Action {
     case startNext
     case wait
@@ -181,6 +225,14 @@ private struct HedgeDriver<C: Clock<Duration>> {
   var nextPermit = CircuitBreakerStateMachine.Permit.normal
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
   var recorder: RunRecorder?
+  /// The throttle, rate and limit each attempt asks after the breaker, for a policy with them.
+  var shedding: RunShedding?
+  /// The slot of `limit` each attempt in flight holds, by number.
+  var slots: [Int: ConcurrencyLimiter.Permit] = [:]
+  /// Whether an attempt waits for its token of `rate` (taken, given back if it never starts).
+  var pendingToken = false
+  /// Whether an attempt waits for its place in the line of `limit N queue M`.
+  var pendingSlot = false
 
   init(policy: CompiledPolicy, hedge: HedgePolicy, environment: RetryEnvironment, clock: C) {
     self.hedge = hedge
@@ -196,22 +248,31 @@ private struct HedgeDriver<C: Clock<Duration>> {
     self.recorder = environment.metrics.map {
       RunRecorder($0, policy: policy, breaker: breaker, hasOverlappingAttempts: true)
     }
+    if policy.throttle != nil || policy.rate != nil || policy.limit != nil {
+      shedding = RunShedding(policy: policy, state: environment.sharedState(for: policy))
+      shedding?.bindRate(to: clock)
+    }
   }
 
-  /// The breaker's refusal of the last attempt it refused.
-  var refusal: CircuitOpenError?
+  /// The error of the last refusal: the breaker's, `throttle`'s, `rate`'s or `limit`'s.
+  var refusal: (any Error)?
 
-  /// Asks the breaker whether the next attempt may start; returns why it may not.
+  /// Asks the stages from index `first` of ``RunStage/beforeAttempt`` whether the next
+  /// attempt may start: the breaker, `throttle`, `rate` and `limit` (which may make it wait
+  /// first), then the budget.
   ///
-  /// Then, for an extra attempt, withdraws its budget token, or deposits the first
-  /// attempt's. A refused attempt neither spends nor earns a token.
-  mutating func admitAndWithdraw() -> RetryStopReason? {
+  /// For an extra attempt, the budget's token is withdrawn last; the first attempt deposits.
+  /// A refused attempt neither spends nor earns a token.
+  mutating func admit(from first: Int) -> HedgeAdmission {
     // The stages in their documented order (``RunStage/beforeAttempt``), as for `run`.
-    for stage in RunStage.beforeAttempt {
+    var index = first
+    while index < RunStage.beforeAttempt.count {
+      let stage = RunStage.beforeAttempt[index]
+      index += 1
       switch stage {
       case .deadline:
         if started > 0, let deadline = machine.deadline, elapsed >= deadline {
-          return .deadlineExceeded
+          return .refused(.deadlineExceeded)
         }
       case .breaker:
         guard let breaker else { continue }
@@ -226,7 +287,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
           environment.report(
             .attemptRefused(attempt: started + 1, remaining: left, cause: breaker.cause))
           refusal = CircuitOpenError(remaining: left)
-          return .circuitOpen
+          return .refused(.circuitOpen)
         }
       case .budget:
         guard started > 0 else {
@@ -235,22 +296,22 @@ private struct HedgeDriver<C: Clock<Duration>> {
         }
         if let budget, !budget.withdrawForRetry() {
           breaker?.recordNeither(nextPermit)
-          return .budgetExhausted
+          _ = shedding?.release(isMeasured: false)
+          return .refused(.budgetExhausted)
         }
       case .throttle, .rate, .limit:
-        // Not applied to hedged runs yet: the hedging driver runs attempts concurrently
-        // (issue 34 leaves it to a later change).
-        continue
+        if let admission = admitShedding(stage, next: index) { return admission }
       case .attemptTimeout, .hedge, .rules:
         // Asked around the attempt (its timer, the hedge timer) and after it failed.
         continue
       }
     }
-    return nil
+    return .admitted
   }
 
   /// Tells the breaker attempt `number` succeeded.
   mutating func attemptSucceeded(_ number: Int) {
+    endShedding(number, isMeasured: true, isAccept: true)
     if recorder != nil {
       let now = elapsed
       recorder?.attemptSucceeded(number, at: now)
@@ -267,6 +328,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
   mutating func releasePermits() {
     for permit in permits.values { breaker?.recordNeither(permit) }
     permits = [:]
+    endShedding()
     // The attempts cancelled when the run ended count as failures.
     if recorder != nil {
       let now = elapsed
@@ -285,6 +347,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
     inFlight += 1
     generation += 1
     if breaker != nil { permits[started] = nextPermit }
+    if let slot = shedding?.takePermit() { slots[started] = slot }
     machine.attemptStarted()
     environment.report(.attemptStarted(attempt: started), recording: &recorder, at: elapsed)
     return started
@@ -301,7 +364,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
   }
 
   mutating func mayStartOnTimer(generation fired: Int) -> Bool {
-    fired == generation && inFlight > 0 && refusalOfExtra() == nil
+    fired == generation && inFlight > 0 && !isWaitingForAdmission && refusalOfExtra() == nil
   }
 
   mutating func attemptFailed(_ number: Int, _ error: any Error) -> Action {
@@ -312,11 +375,14 @@ private struct HedgeDriver<C: Clock<Duration>> {
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
+    endShedding(
+      number, isMeasured: action != .giveUp(.cancelled),
+      isAccept: action == .giveUp(.errorNotMatched))
     if let breaker, let breakerPolicy, let permit = permits.removeValue(forKey: number) {
       switch action {
       case .giveUp(.cancelled):
         breaker.recordNeither(permit)
-      case .giveUp(.errorNotMatched) where !(error is AttemptTimeoutError):
+      case .giveUp(.errorNotMatched) where !AttemptTimeoutError.isOwnCutOff(error):
         breaker.recordNeither(permit)
       case .giveUp, .retry:
         if case .opened(let cause) = breaker.recordFailure(
@@ -346,6 +412,7 @@ private struct HedgeDriver<C: Clock<Duration>> {
   }
 
   mutating func stop(_ reason: RetryStopReason, _ error: any Error, _ number: Int) -> any Error {
+    let error = AttemptTimeoutError.leavingRun(error)
     environment.report(
       .gaveUp(attempt: number, reason: reason, error: error), recording: &recorder, at: elapsed)
     finish(.failed(reason))

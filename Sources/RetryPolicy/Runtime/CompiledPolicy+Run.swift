@@ -61,16 +61,25 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if let limiter = countedLimiter(in: .standard), let clause = limit {
+    } else if let slot = countedLimitSlot(in: .standard) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
+      }
+    } else if let gate = sheddingGate(in: .standard) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: .standard, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
       }
     } else {
       firstFailure = nil
@@ -142,18 +151,25 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
-    } else if !environment.isObserved, let limiter = countedLimiter(in: environment),
-      let clause = limit
-    {
+    } else if !environment.isObserved, let slot = countedLimitSlot(in: environment) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      if let refusal = limiter.admitCounted(policy: clause) { throw refusal }
+      try slot.acquire()
       do {
         let value = try await attempt(1, isolation: isolation, operation)
-        limiter.releaseCounted()
+        slot.release()
         return value
       } catch {
-        limiter.releaseCounted()
+        slot.release()
         firstFailure = error
+      }
+    } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
+      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
+      let first = try await attemptFirst(
+        through: gate, in: environment, isolation: isolation, operation)
+      switch first {
+      case .success(let value)?: return value
+      case .failure(let error)?: firstFailure = error
+      case nil: firstFailure = nil
       }
     } else if deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, throttle == nil,
       rate == nil,
@@ -173,7 +189,8 @@ extension CompiledPolicy {
         value = try await attempt(1, isolation: isolation, operation)
       } catch {
         return try await drive(
-          in: environment, after: error, recordingSince: start, isolation: isolation, operation)
+          in: environment, after: error, recordingSince: start, into: counters,
+          isolation: isolation, operation)
       }
       counters.firstAttemptSucceeded(afterNanoseconds: MetricsTime.since(start))
       return value
@@ -205,8 +222,8 @@ extension CompiledPolicy {
       value = try await attempt(1, isolation: isolation, operation)
     } catch {
       return try await drive(
-        on: clock, in: environment, after: error, startedAt: start, isolation: isolation,
-        operation)
+        on: clock, in: environment, after: error, startedAt: start, into: counters,
+        isolation: isolation, operation)
     }
     counters.firstAttemptSucceeded(after: start.duration(to: clock.now))
     return value
@@ -271,12 +288,20 @@ extension CompiledPolicy {
     after firstFailure: (any Error)?,
     permit: CircuitBreakerStateMachine.Permit = .normal,
     recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    try await drive(
-      on: environment.clock, in: environment, after: firstFailure, permit: permit,
-      recordingSince: recordingStart, isolation: isolation, operation)
+    // The continuous clock (the default) is driven as itself: the driver is then specialized
+    // for it, where an opened clock's instants cost task allocations and metadata look-ups.
+    guard environment.isContinuousClock else {
+      return try await drive(
+        on: environment.clock, in: environment, after: firstFailure, permit: permit,
+        recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
+    }
+    return try await drive(
+      on: ContinuousClock(), in: environment, after: firstFailure, permit: permit,
+      recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }
 
   /// The driver loop over the environment's clock, opened as `C`.
@@ -300,12 +325,13 @@ extension CompiledPolicy {
     after firstFailure: (any Error)?,
     permit: CircuitBreakerStateMachine.Permit = .normal,
     recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     try await drive(
       on: clock, in: environment, after: firstFailure, permit: permit, startedAt: nil,
-      recordingSince: recordingStart, isolation: isolation, operation)
+      recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }
 
   /// The driver loop, its run started at `start` when `run` made the first attempt itself
@@ -319,13 +345,14 @@ extension CompiledPolicy {
     permit: CircuitBreakerStateMachine.Permit = .normal,
     startedAt start: C.Instant?,
     recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil,
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
     var run = RetryRun(
       policy: self, environment: environment, clock: clock,
       attempts: firstFailure == nil ? 0 : 1, permit: permit, startedAt: start,
-      recordingSince: recordingStart)
+      recordingSince: recordingStart, into: recordingCounters)
     if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
       try await run.perform(wait, after: firstFailure, in: environment, on: clock)
     }

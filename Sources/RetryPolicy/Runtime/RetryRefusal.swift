@@ -49,7 +49,7 @@ extension CompiledPolicy {
   ///
   /// - Parameters:
   ///   - environment: The clock, random source, classes, hooks, observer, metrics and shared
-  ///     state, as for ``run(in:isolation:_:)``.
+  ///     state, as for ``run(in:isolation:_:)-(_,_,()->Success)``.
   ///   - refusal: Why no retry may be made.
   ///   - isolation: The caller's actor, which runs `operation`; leave the default.
   ///   - operation: The work to attempt once.

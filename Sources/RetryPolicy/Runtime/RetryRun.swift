@@ -14,7 +14,7 @@
 @usableFromInline
 package struct RetryRun: Sendable {
   /// This run's own copy of the environment's random source.
-  private var random: RandomSource
+  var random: RandomSource
   /// The decisions so far; it also holds the policy's rules and deadline.
   package private(set) var machine: RetryStateMachine
   /// The budget this run draws on, when the policy has `budget P%`.
@@ -48,18 +48,27 @@ package struct RetryRun: Sendable {
   package var retryRefusal: RetryRefusal?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
   var recorder: RunRecorder?
+  /// Whether ``recorder`` is set (by `record(into:policy:timingSince:)`): a plain flag, read
+  /// on every attempt, where the check of the optional's payload is a call.
+  var isRecording = false
+  /// Which stages the policy has, so that a run of a policy with none of them (the common
+  /// `retry N …`) asks none: each flag is set when the policy has the clause, whether or not
+  /// the run found its shared object (the checks of the objects themselves stay).
+  private let stages: Stages
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
 
   /// Starts a run in `environment` on `clock`, its opened clock; `attempts` counts attempts
-  /// already made (1 after a failed fast path, whose deposit there is no budget to make).
+  /// already made (1 after a failed fast path, whose deposit there is no budget to make);
+  /// `recordingCounters`, the counters of the policy's name when `run` already found them.
   @inlinable
   @inline(__always)
   package init<C: Clock<Duration>>(
     policy: borrowing CompiledPolicy, environment: borrowing RetryEnvironment, clock: C,
     attempts: Int = 0, permit: CircuitBreakerStateMachine.Permit = .normal,
-    startedAt start: C.Instant? = nil, recordingSince recordingStart: UInt64? = nil
+    startedAt start: C.Instant? = nil, recordingSince recordingStart: UInt64? = nil,
+    into recordingCounters: PolicyCounters? = nil
   ) {
     // The parts the run needs, passed one by one: copying the whole environment into `init`
     // costs a copy and a destruction of all of it per run.
@@ -75,7 +84,8 @@ package struct RetryRun: Sendable {
       if !isContinuousClock { isTimed = true }
       record(
         into: metrics, policy: policy,
-        timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil)
+        timingSince: isContinuousClock ? recordingStart ?? MetricsTime.now() : nil,
+        counters: recordingCounters)
     }
     if policy.rate != nil { bindRate(to: clock) }
     // `run` and `retrying` never race attempts (their operation need not be `Sendable`):
@@ -96,6 +106,7 @@ package struct RetryRun: Sendable {
   ) {
     self.random = RandomSource(base: random)
     self.machine = RetryStateMachine(policy: policy, attempts: attempts)
+    self.stages = Stages(policy: policy).union(budget == nil ? [] : .budget)
     self.budget = budget
     self.budgetRatio = policy.budgetRatio ?? 0
     if let breaker, let clause = policy.breaker {
@@ -144,14 +155,14 @@ package struct RetryRun: Sendable {
   ) throws -> AdmissionWait? {
     // The stages in their documented order (``RunStage/beforeAttempt``): the first refusal
     // ends the run, and a stage that spends comes after every stage that may refuse.
-    var index = first
+    var index = stages.isEmpty ? RunStage.beforeAttempt.count : first
     while index < RunStage.beforeAttempt.count {
       let stage = RunStage.beforeAttempt[index]
       index += 1
       switch stage {
       case .deadline:
         if let error = pendingError, let deadline = machine.deadline,
-          (given ?? episodeElapsed()) > deadline
+          (given ?? Self.elapsed(stopwatch, since: episodeStart)) > deadline
         {
           throw stop(.deadlineExceeded, error, in: environment, elapsed: given)
         }
@@ -192,8 +203,8 @@ package struct RetryRun: Sendable {
       isFirstOfEpisode = false
     }
     machine.attemptStarted()
-    if recorder != nil {
-      let now = recorder?.now(given, clock: elapsed) ?? 0
+    if isRecording {
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.attemptStarted(machine.attempts, at: now)
     }
     environment.report(.attemptStarted(attempt: machine.attempts))
@@ -205,8 +216,10 @@ package struct RetryRun: Sendable {
   package mutating func finishSucceeded(
     in environment: borrowing RetryEnvironment, elapsed given: Duration? = nil
   ) {
-    circuit?.succeeded(attempt: machine.attempts, in: environment)
-    if shedding != nil { releaseShedding(isMeasured: true, isAccept: true, in: environment) }
+    if stages.contains(.breaker) { circuit?.succeeded(attempt: machine.attempts, in: environment) }
+    if stages.contains(.shedding), shedding != nil {
+      releaseShedding(isMeasured: true, isAccept: true, in: environment)
+    }
     finish(.succeeded, in: environment, elapsed: given)
   }
 
@@ -259,29 +272,31 @@ package struct RetryRun: Sendable {
     after error: any Error, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) throws -> RetryWait? {
-    if recorder != nil {
-      let now = recorder?.now(given, clock: self.elapsed) ?? 0
+    if isRecording {
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.attemptFailed(machine.attempts, at: now)
     }
     environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
     // Only `within` reads the elapsed time here; without it, the clock is not read.
-    let elapsed = machine.deadline == nil ? Duration.zeroInline : given ?? episodeElapsed()
+    let elapsed =
+      machine.deadline == nil
+      ? Duration.zeroInline : given ?? Self.elapsed(stopwatch, since: episodeStart)
     let action = machine.attemptFailed(
       classification, isTaskCancelled: Task.isCancelled, elapsed: elapsed, using: &random)
-    if shedding != nil {
+    if stages.contains(.shedding), shedding != nil {
       let isCancelled = action == .giveUp(.cancelled)
       releaseShedding(
         isMeasured: !isCancelled, isAccept: action == .giveUp(.errorNotMatched),
         in: environment)
     }
-    if circuit != nil {
+    if stages.contains(.breaker), circuit != nil {
       // A failure for the breaker is an error a rule matches, and an attempt the policy's
       // own `timeout` cut off; cancellation and an error no rule matches are neither.
       let counts: Bool
       switch action {
       case .giveUp(.cancelled): counts = false
-      case .giveUp(.errorNotMatched): counts = error is AttemptTimeoutError
+      case .giveUp(.errorNotMatched): counts = AttemptTimeoutError.isOwnCutOff(error)
       case .giveUp, .retry: counts = true
       }
       let opened =
@@ -312,7 +327,7 @@ package struct RetryRun: Sendable {
       }
       environment.report(.retryScheduled(attempt: machine.attempts, rule: index, delay: delay))
       // Kept only for the checks at the attempt's start, which only `within` and a budget make.
-      if budget != nil || machine.deadline != nil || circuit != nil { pendingError = error }
+      if stages.keepsPendingError { pendingError = error }
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
         guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
@@ -366,32 +381,6 @@ package struct RetryRun: Sendable {
     if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
   }
 
-  /// Counts the part of a wait of `delay` that passed, `remaining` being left of it.
-  @usableFromInline
-  mutating func addWaited(_ delay: Duration, remaining: Duration = .zeroInline) {
-    let waited = remaining.isPositive ? delay.subtractingClamped(remaining) : delay
-    totalDelay = totalDelay.addingClamped(waited.isPositive ? waited : .zeroInline)
-  }
-
-  /// Runs a retry's hook; a failure of the hook ends the run.
-  @usableFromInline
-  nonisolated(nonsending) mutating func run(
-    _ hook: @Sendable (RetryHookContext) async throws -> Void, after error: any Error,
-    in environment: RetryEnvironment
-  ) async throws {
-    do {
-      try await hook(RetryHookContext(error: error, attempt: machine.attempts))
-    } catch {
-      throw stop(Task.isCancelled ? .cancelled : .hookFailed, error, in: environment)
-    }
-  }
-
-  /// Ends the run as cancelled, for a sequence whose subscription ended because its task was
-  /// cancelled; returns the `CancellationError` to throw.
-  package mutating func stopCancelled(in environment: borrowing RetryEnvironment) -> any Error {
-    stop(.cancelled, CancellationError(), in: environment)
-  }
-
   /// Reports the end of a run for `reason`, and gives the error to throw: cancellation always
   /// throws a `CancellationError`.
   @usableFromInline
@@ -400,10 +389,11 @@ package struct RetryRun: Sendable {
     elapsed given: Duration? = nil
   ) -> any Error {
     // However the run ends, the attempt under way no longer holds the circuit's probe.
-    circuit?.release()
+    if stages.contains(.breaker) { circuit?.release() }
     let thrown: any Error =
-      reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
-    recorder?.gaveUp(reason)
+      reason == .cancelled && !(error is CancellationError)
+      ? CancellationError() : AttemptTimeoutError.leavingRun(error)
+    if isRecording { recorder?.gaveUp(reason) }
     environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     finish(.failed(reason), in: environment, elapsed: given)
     return thrown
@@ -413,8 +403,8 @@ package struct RetryRun: Sendable {
     _ outcome: RetryOutcome, in environment: borrowing RetryEnvironment,
     elapsed given: Duration? = nil
   ) {
-    if recorder != nil {
-      let now = recorder?.now(given, clock: elapsed) ?? 0
+    if isRecording {
+      let now = Self.recordingTime(given, recorder, stopwatch)
       recorder?.finished(outcome, attempts: machine.attempts, at: now)
     }
     guard environment.observer != nil else { return }
@@ -427,14 +417,12 @@ package struct RetryRun: Sendable {
   /// The time since the run's first attempt, or zero when nothing needs it (see
   /// ``stopwatch``): the summary's `elapsed`, across a sequence's episodes.
   private func elapsed() -> Duration {
-    guard let stopwatch else { return .zeroInline }
-    return stopwatch.elapsed()
+    stopwatch?.elapsed() ?? .zeroInline
   }
 
   /// The time since the current episode started (the run's start for `run`), which `within`
   /// counts from.
   func episodeElapsed() -> Duration {
-    guard let stopwatch else { return .zeroInline }
-    return stopwatch.elapsed().subtractingClamped(episodeStart)
+    Self.elapsed(stopwatch, since: episodeStart)
   }
 }

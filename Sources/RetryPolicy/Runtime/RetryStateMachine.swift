@@ -128,19 +128,22 @@ package struct RetryStateMachine: Sendable {
     guard !error.isCancellation, !error.isCircuitOpen, !error.isShed else { return nil }
     var catchAll: Int?
     for index in rules.indices {
-      // Each rule's classes were resolved when it was made: no class text is read here.
-      let matcher = rules[index].matcher
-      if matcher.isCatchAll {
+      // Each rule's classes were resolved when it was made: no class text is read here. The
+      // matcher is read in place (a copy would retain and release its two lists).
+      if rules[index].matcher.isCatchAll {
         // Only the first catch-all that takes the error matters, and only if no rule names it.
-        if catchAll == nil, !matcher.excludes(error) { catchAll = index }
+        if catchAll == nil, !rules[index].matcher.excludes(error) { catchAll = index }
         continue
       }
-      if matcher.includes(error), !matcher.excludes(error) { return index }
+      if rules[index].matcher.includes(error), !rules[index].matcher.excludes(error) {
+        return index
+      }
     }
     return catchAll
   }
 
   /// The hook name of rule `index`, read in place.
+  @inline(__always)
   package func hookName(ofRule index: Int) -> String? {
     rules.withUnsafeBufferPointer { $0[index].hook }
   }

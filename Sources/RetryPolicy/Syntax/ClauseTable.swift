@@ -42,11 +42,11 @@ package enum Clause: Int, Sendable, Hashable, CaseIterable, Comparable {
 
   /// The argument at `index` of the clause's entry, read in place.
   ///
-  /// The parser and the checker read an argument's members through this (`argument(i).shape`)
-  /// and pass the index, not the `ArgumentSpec`: the table is immutable, so a member read
-  /// from it in place costs no retain, where an `ArgumentSpec` or an `arguments` array held
-  /// across a call is retained and released for every clause read.
-  package func argument(_ index: Int) -> ArgumentSpec {
+  /// The parser and the checker read an argument's members through this
+  /// (`argumentSpec(i).shape`) and pass the index, not the `ArgumentSpec`: the table is
+  /// immutable, so a member read from it in place costs no retain, where an `ArgumentSpec` or
+  /// an `arguments` array held across a call is retained and released for every clause read.
+  package func argumentSpec(_ index: Int) -> ArgumentSpec {
     ClauseTable.entries[rawValue].arguments[index]
   }
 

@@ -10,7 +10,7 @@ extension PolicyParser {
   /// ones in order, then those after words of their own (`over D`), each at most once and in
   /// the entry's order; a word out of order or given twice is reported at the word. The
   /// words that messages quote are made only when a message is. The entry's arguments are
-  /// named by their index and read in place (see `Clause.argument(_:)`).
+  /// named by their index and read in place (see `Clause.argumentSpec(_:)`).
   mutating func parseClause(_ clause: Clause) -> Bool {
     let argumentCount = clause.argumentCount
     let keywordRange = token.range
@@ -18,8 +18,8 @@ extension PolicyParser {
     var syntax = ClauseSyntax(clause: clause, keywordRange: keywordRange, range: keywordRange)
     var index = 0
     // The positional arguments.
-    while index < argumentCount, clause.argument(index).word == nil {
-      if clause.argument(index).isOptional && !isAtValue(of: clause.argument(index).shape) {
+    while index < argumentCount, clause.argumentSpec(index).word == nil {
+      if clause.argumentSpec(index).isOptional && !isAtValue(of: clause.argumentSpec(index).shape) {
         index += 1
         continue
       }
@@ -37,23 +37,25 @@ extension PolicyParser {
       // A keyword given again starts its own clause, unless a value of this clause follows
       // (`hedge 2 after 1s after refreshToken` has an `after` clause; `… after 1s after 2s`
       // repeats `after`).
-      if syntax.hasArgument(found), isStartingOwnClause(clause.argument(found).shape) { break }
+      if syntax.hasArgument(found), isStartingOwnClause(clause.argumentSpec(found).shape) { break }
       advance()
       if syntax.hasArgument(found) {
-        report(.repeatedWord(clause.argument(found).word ?? "", in: clause.text), at: wordRange)
+        report(.repeatedWord(clause.argumentSpec(found).word ?? "", in: clause.text), at: wordRange)
       } else if let later = written.first(where: { $0.index > found }) {
-        guard let value = parseValue(found, of: clause, after: clause.argument(found).word ?? "")
+        guard
+          let value = parseValue(found, of: clause, after: clause.argumentSpec(found).word ?? "")
         else {
           return false
         }
         syntax.setArgument(value, at: found)
         reportMisplaced(
-          clause.argument(found).word ?? "", before: clause.argument(later.index).word ?? "",
+          clause.argumentSpec(found).word ?? "",
+          before: clause.argumentSpec(later.index).word ?? "",
           in: clause.text, at: wordRange, after: later.range)
         written.append((found, wordRange))
         continue
       }
-      guard let value = parseValue(found, of: clause, after: clause.argument(found).word ?? "")
+      guard let value = parseValue(found, of: clause, after: clause.argumentSpec(found).word ?? "")
       else {
         return false
       }
@@ -63,9 +65,9 @@ extension PolicyParser {
       }
     }
     for offset in firstWorded..<argumentCount
-    where !clause.argument(offset).isOptional && !syntax.hasArgument(offset) {
+    where !clause.argumentSpec(offset).isOptional && !syntax.hasArgument(offset) {
       if token.kind != .error {
-        let argument = clause.argument(offset)
+        let argument = clause.argumentSpec(offset)
         report(
           argument.expectedWord ?? .expectedWord(argument.word ?? "", in: clause.text),
           at: token.range)
@@ -83,9 +85,9 @@ extension PolicyParser {
     let count = clause.argumentCount
     guard token.kind == .word, start < count else { return nil }
     for index in start..<count {
-      if let keyword = clause.argument(index).wordKeyword {
+      if let keyword = clause.argumentSpec(index).wordKeyword {
         if token.keyword == keyword { return index }
-      } else if token.keyword == nil, let word = clause.argument(index).word,
+      } else if token.keyword == nil, let word = clause.argumentSpec(index).word,
         lexer.slice(token.start, token.end).elementsEqual(word.utf8)
       {
         return index
@@ -143,14 +145,14 @@ extension PolicyParser {
   mutating func parseValue(
     _ index: Int, of clause: Clause, after word: @autoclosure () -> String
   ) -> ArgumentSyntax? {
-    switch clause.argument(index).shape {
+    switch clause.argumentSpec(index).shape {
     case .none:
       return .word
     case .count:
       guard token.kind == .number, !token.hasFraction else {
         if token.kind != .error {
           report(
-            clause.argument(index).expectedValue ?? .expectedWholeNumber(after: word()),
+            clause.argumentSpec(index).expectedValue ?? .expectedWholeNumber(after: word()),
             at: token.range)
         }
         // A count that is no whole number: the rest of the clause is skipped, not read as
@@ -253,7 +255,7 @@ extension PolicyParser {
   /// values after them, which would otherwise be read as clauses of their own.
   mutating func skipWords(of clause: Clause) {
     while let index = wordedArgument(of: clause, from: 0),
-      clause.argument(index).wordKeyword != nil
+      clause.argumentSpec(index).wordKeyword != nil
     {
       advance()
       if token.kind == .number || token.kind == .duration { advance() }

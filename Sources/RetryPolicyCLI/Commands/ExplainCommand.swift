@@ -18,7 +18,9 @@ enum ExplainCommand: Subcommand {
       with the timeline of its attempt starts, and breaker). A range is '-' only when jitter
       cannot move the delay. With 'honoring retry-after' a
       delay carried by the error replaces the computed one, so each range runs from 0 to
-      the cap, and the worst case is the cap on every retry (unbounded without 'max'). For
+      the cap, and the worst case is the cap on every retry (unbounded without 'max'). The
+      worst-case total counts the rules' delays; with 'rate' or 'limit N queue M' it says
+      that an attempt may also wait for a token or in line. For
       'retry forever' the table lists the first 100 retries, as the JSON does; a long
       finite schedule shows its first 20 retries and its last.
 

@@ -130,7 +130,8 @@ package enum ExplainRendering {
     output += scheduleTable(schedule, count: rule.behavior.maxCount, style: style)
     output +=
       "  worst-case total: "
-      + worstCaseText(schedule.worstCaseTotal, rule: rule, policy: policy) + "\n"
+      + worstCaseText(schedule.worstCaseTotal, rule: rule, policy: policy)
+      + admissionWaitsText(policy) + "\n"
     return output
   }
 
@@ -334,8 +335,9 @@ package enum ExplainRendering {
   // MARK: - JSON
 
   /// The contract's `explain --json` object, with a few added fields after the contract's:
-  /// per rule `hook`, `honorsRetryAfter` and `worstCaseTotal`; at the end `name` and `policy`
-  /// (the policy written back in the language).
+  /// per rule `hook`, `honorsRetryAfter` and `worstCaseTotal` (the rule's delays only: not
+  /// the waits for a `rate` token or in `limit`'s line, which the text names); at the end
+  /// `name` and `policy` (the policy written back in the language).
   package static func jsonValue(_ policy: CompiledPolicy) -> JSONValue {
     var members = [JSONMember("rules", .array(policy.rules.map(jsonValue)))]
     // One member for each policy-wide clause, null when absent, in the clause table's order.

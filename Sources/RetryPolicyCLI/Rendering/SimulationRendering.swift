@@ -47,6 +47,13 @@ enum SimulationRendering {
         }
       case .gaveUp(let reason):
         decision = "gave up: " + reason
+      case .retryRefused(let rule, let retry, let limit, let delay, let reason):
+        // The retry waited its delay, then its attempt was refused: the wait is shown, as
+        // the elapsed time counts it.
+        decision = "retry \(retry) of \(limit.map(String.init) ?? "∞")"
+        if timeline.policy.rules.count > 1 { decision += " (rule \(rule))" }
+        decision += ", then gave up: " + reason
+        wait = millisecondsText(delay)
       }
       rows.append([
         String(attempt.number), millisecondsText(attempt.start), attempt.outcome,
@@ -66,6 +73,9 @@ enum SimulationRendering {
     }
     if timeline.isCutShort {
       output += "… (stopped after \(timeline.attempts.count) attempts)\n"
+    }
+    if let hedge = timeline.hedgeNotApplied {
+      output += "\n" + style.bold("note:") + " " + hedgeNote(hedge) + "\n"
     }
     output += "\n" + style.bold("result:") + " " + resultText(timeline) + "\n"
     return output
@@ -95,6 +105,14 @@ enum SimulationRendering {
     }
   }
 
+  /// Why a hedged policy's attempts do not overlap here: the simulation runs the policy as
+  /// `run` does, which reports that it does not hedge.
+  static func hedgeNote(_ hedge: HedgePolicy) -> String {
+    "'\(Keyword.hedge.text) \(hedge.count) after \(hedge.delay.policyText)' not applied: the"
+      + " simulation runs the policy as 'run' does, one attempt after another ('runHedged'"
+      + " races them)"
+  }
+
   /// A duration in seconds rounded to the millisecond, for the text timeline: jittered
   /// delays have nanoseconds nobody needs to read (the JSON keeps them).
   static func millisecondsText(_ duration: Duration, isReadable: Bool = false) -> String {
@@ -122,8 +140,10 @@ enum SimulationRendering {
 
   /// The timeline as JSON: `{"policy", "outcomes", "seed", "attempts": [{"attempt",
   /// "start", "end", "outcome", "decision", "rule", "retry", "wait", "admissionWait" (only
-  /// when a retry waited past its delay for `rate` or `limit`'s line), "reason"}],
-  /// "result": {"succeeded", "attempts", "elapsed", "error"}}`.
+  /// when a retry waited past its delay for `rate` or `limit`'s line), "reason" (a `gaveUp`
+  /// after the wait of a scheduled retry also has its "rule", "retry" and "wait")}],
+  /// "result": {"succeeded", "attempts", "elapsed", "error", "cutShort", "hedgeApplied"}}`
+  /// (`hedgeApplied` only for a hedged policy: false, as `run` does not hedge).
   static func jsonValue(_ timeline: SimulationTimeline) -> JSONValue {
     let attempts: [JSONValue] = timeline.attempts.enumerated().map { index, attempt in
       var members = [
@@ -146,9 +166,19 @@ enum SimulationRendering {
       case .gaveUp(let reason):
         members.append(JSONMember("decision", .string("gaveUp")))
         members.append(JSONMember("reason", .string(reason)))
+      case .retryRefused(let rule, let retry, _, let delay, let reason):
+        // A gaveUp after the wait of a scheduled retry: its rule, retry and wait too.
+        members.append(JSONMember("decision", .string("gaveUp")))
+        members.append(JSONMember("reason", .string(reason)))
+        members.append(JSONMember("rule", .int(rule)))
+        members.append(JSONMember("retry", .int(retry)))
+        members.append(JSONMember("wait", .seconds(delay)))
       }
       return .object(members)
     }
+    // Only for a hedged policy: its attempts did not overlap.
+    let hedgeMembers =
+      timeline.hedgeNotApplied == nil ? [] : [JSONMember("hedgeApplied", .bool(false))]
     return .object([
       JSONMember(
         "policy", .string(ExplainRendering.policyLines(timeline.policy).joined(separator: "\n"))),
@@ -157,13 +187,14 @@ enum SimulationRendering {
       JSONMember("attempts", .array(attempts)),
       JSONMember(
         "result",
-        .object([
-          JSONMember("succeeded", .bool(timeline.succeeded)),
-          JSONMember("attempts", .int(timeline.attempts.count)),
-          JSONMember("elapsed", .seconds(timeline.elapsed)),
-          JSONMember("error", .string(timeline.error)),
-          JSONMember("cutShort", .bool(timeline.isCutShort)),
-        ])),
+        .object(
+          [
+            JSONMember("succeeded", .bool(timeline.succeeded)),
+            JSONMember("attempts", .int(timeline.attempts.count)),
+            JSONMember("elapsed", .seconds(timeline.elapsed)),
+            JSONMember("error", .string(timeline.error)),
+            JSONMember("cutShort", .bool(timeline.isCutShort)),
+          ] + hedgeMembers)),
     ])
   }
 }

@@ -361,8 +361,8 @@ struct SimulateCommandTests {
       "simulate", "retry 4 on serverError rate 1/s burst 1 within 3s", "--outcomes",
       "serverError", "--seed", "1",
     ])
-    #expect(text.standardOutput.contains("gave up: rate limited"))
-    #expect(text.standardOutput.contains("retry 1 of 4           0s + 1s rate"))
+    #expect(text.standardOutput.contains("retry 4 of 4, then gave up: rate limited  0s\n"))
+    #expect(text.standardOutput.contains("retry 1 of 4                              0s + 1s rate"))
   }
 
   @Test("an error no rule matches is thrown at once")

@@ -46,6 +46,35 @@ struct ExplainTruthTests {
     #expect(json.total as? Double == 90)
   }
 
+  @Test(
+    "the worst-case total bounds what the driver waits, or names the waits it does not count",
+    arguments: [
+      ("retry 3 delay 1s", nil),
+      ("retry 3 delay 1s rate 1/m", "without bound when other runs share them"),
+      ("retry 3 delay 1s limit 2 queue 3 within 1m", "until 'within 1m' refuses it"),
+    ])
+  func worstCaseAgreesWithTheDriver(policy: String, note: String?) async throws {
+    let explained = await ToolRunner.run(["explain", policy]).standardOutput
+    let simulated = await ToolRunner.run(["simulate", policy, "--seed", "1", "--json"])
+    let root = try #require(
+      try JSONSerialization.jsonObject(with: Data(simulated.standardOutput.utf8))
+        as? [String: Any])
+    let elapsed = try #require((root["result"] as? [String: Any])?["elapsed"] as? Double)
+    let total = try #require(try await jsonRule(policy).total as? Double)
+    #expect(total == 3)
+    if let note {
+      #expect(explained.contains("worst-case total: 3s; the rules' delays only: each attempt"))
+      #expect(explained.contains(note))
+    } else {
+      #expect(explained.contains("worst-case total: 3s\n"))
+      #expect(elapsed <= total)
+    }
+    if policy.contains("rate 1/m") {
+      // A lone run waits 59s for each retry's token: more than the rules' delays.
+      #expect(elapsed == 180)
+    }
+  }
+
   @Test("with retry-after and no cap, every row and the total are unbounded")
   func retryAfterUncapped() async throws {
     let policy = "retry 2 backoff 1s honoring retry-after"

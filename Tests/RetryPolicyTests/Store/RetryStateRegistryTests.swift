@@ -95,6 +95,37 @@ struct RetryStateRegistryTests {
     #expect(breaker.state == .open)
     #expect(registry.breaker(named: "payments") == nil)
   }
+
+  @Test("a name's rate limiter and throttle are found by name, and follow a changed clause")
+  func rateLimiterAndThrottleByName() async throws {
+    let registry = RetryStateRegistry()
+    let environment = RetryEnvironment(clock: ManualClock(), registry: registry)
+    var policy = try compile(
+      policy: "retry 1 on serverError immediately rate 5/s burst 3 throttle x2")
+    policy.name = "search"
+    #expect(registry.rateLimiter(named: "search") == nil)
+    #expect(registry.throttle(named: "search") == nil)
+    #expect(try await policy.run(in: environment) { 1 } == 1)
+    let limiter = try #require(registry.rateLimiter(named: "search"))
+    let clause = try #require(policy.rate)
+    // One token of the three taken; the manual clock has not moved, so none came back.
+    #expect(limiter.tokens(for: clause) == 2)
+    let throttle = try #require(registry.throttle(named: "search"))
+    #expect(throttle.refusalProbability(for: try #require(policy.throttle)) == 0)
+    #expect(registry.rateLimiter(named: "other") == nil)
+    // The same clause keeps the limiter and its tokens; another rate starts afresh.
+    #expect(try await policy.run(in: environment) { 2 } == 2)
+    #expect(registry.rateLimiter(named: "search") === limiter)
+    #expect(limiter.tokens(for: clause) == 1)
+    var changed = try compile(
+      policy: "retry 1 on serverError immediately rate 9/s burst 3 throttle x2")
+    changed.name = "search"
+    #expect(try await changed.run(in: environment) { 3 } == 3)
+    let fresh = try #require(registry.rateLimiter(named: "search"))
+    #expect(fresh !== limiter)
+    #expect(fresh.tokens(for: try #require(changed.rate)) == 2)
+    #expect(registry.throttle(named: "search") === throttle)
+  }
 }
 
 @Suite("Shared state: PolicyStore reloads and handles")

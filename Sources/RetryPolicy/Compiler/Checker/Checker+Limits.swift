@@ -1,13 +1,13 @@
 // The limits of a clause's arguments, checked from its entry in the clause table: each
 // argument's bounds and the message for a value outside them are the entry's. The entry's
-// arguments are named by their index and read in place (see `Clause.argument(_:)`).
+// arguments are named by their index and read in place (see `Clause.argumentSpec(_:)`).
 
 extension PolicyChecker {
   /// Checks every argument of `clause` against the limits of its entry; false when one is
   /// outside them, or could not be read (already reported).
   mutating func checkLimits(of clause: ClauseSyntax) -> Bool {
     var isInLimits = true
-    for index in 0..<clause.clause.argumentCount where clause.clause.argument(index).hasLimits {
+    for index in 0..<clause.clause.argumentCount where clause.clause.argumentSpec(index).hasLimits {
       guard let value = clause.argument(index) else { continue }
       if !checkLimits(value, index, of: clause.clause) { isInLimits = false }
     }
@@ -34,7 +34,7 @@ extension PolicyChecker {
     case .increment(let literal):
       return checkDuration(literal, of: clause.keyword, mustBePositive: false) != nil
     case .factor(let number):
-      guard case .decimals = clause.argument(index).limits.bounds else {
+      guard case .decimals = clause.argumentSpec(index).limits.bounds else {
         return checkFactor(number)
       }
       return checkNumber(number, index, of: clause, argument: value)
@@ -51,7 +51,7 @@ extension PolicyChecker {
     _ literal: DurationLiteralSyntax, _ index: Int, of clause: Clause,
     argument: @autoclosure () -> ArgumentSyntax
   ) -> Bool {
-    switch clause.argument(index).limits.bounds {
+    switch clause.argumentSpec(index).limits.bounds {
     case .duration(let allowsZero):
       return checkDuration(literal, of: clause.keyword, mustBePositive: !allowsZero) != nil
     case .durations(let range):
@@ -60,7 +60,7 @@ extension PolicyChecker {
         return false
       }
       guard range.contains(duration) else {
-        reportOutOfRange(argument(), clause.argument(index).limits, at: literal.range)
+        reportOutOfRange(argument(), clause.argumentSpec(index).limits, at: literal.range)
         return false
       }
       return true
@@ -80,7 +80,7 @@ extension PolicyChecker {
       return false
     }
     let isInLimits: Bool
-    switch clause.argument(index).limits.bounds {
+    switch clause.argumentSpec(index).limits.bounds {
     case .any, .duration, .durations: isInLimits = true
     case .wholeNumbers(let range): isInLimits = Int(exactly: value).map(range.contains) ?? false
     case .percentAboveZero: isInLimits = Self.isPercentInRange(number.digits, value: value)
@@ -91,7 +91,9 @@ extension PolicyChecker {
         && Literals.order(of: number.digits, value: value, comparedWith: range.lowerBound) != .below
         && Literals.order(of: number.digits, value: value, comparedWith: range.upperBound) != .above
     }
-    if !isInLimits { reportOutOfRange(argument(), clause.argument(index).limits, at: number.range) }
+    if !isInLimits {
+      reportOutOfRange(argument(), clause.argumentSpec(index).limits, at: number.range)
+    }
     return isInLimits
   }
 

@@ -41,18 +41,57 @@ public final class AdaptiveThrottle: @unchecked Sendable {
     }
   }
 
+  /// The requests and accepts in the window now, under `policy`.
+  package func counts(for policy: ThrottlePolicy) -> (requests: Int, accepts: Int) {
+    let now = clock.now()
+    return lock.withLock { (window ?? ThrottleWindow(window: policy.window)).counts(now: now) }
+  }
+
   /// Counts an attempt asked for under `policy`: nil when it may start, else its refusal.
   ///
   /// `uniform` is a random number in [0, 1).
   package func request(policy: ThrottlePolicy, uniform: Double) -> ThrottledError? {
     let now = clock.now()
     lock.lock()
-    var current = window ?? ThrottleWindow(window: policy.window)
-    let probability = current.refusalProbability(now: now, factor: policy.factor)
-    let admitted = current.request(now: now, factor: policy.factor, uniform: uniform)
-    window = current
+    if window == nil { window = ThrottleWindow(window: policy.window) }
+    // In place: the window's buckets are never copied.
+    let probability = window?.currentRefusalProbability(now: now, factor: policy.factor) ?? 0
+    window?.count(now: now)
     lock.unlock()
-    return admitted ? nil : ThrottledError(probability: probability)
+    return uniform < probability ? ThrottledError(probability: probability) : nil
+  }
+
+  /// Counts and admits an attempt asked for under `policy` when its refusal probability is
+  /// 0, with no random draw; returns false, counting nothing, when it is above 0.
+  package func requestIfClear(policy: ThrottlePolicy) -> Bool {
+    let now = clock.now()
+    lock.lock()
+    if window == nil { window = ThrottleWindow(window: policy.window) }
+    let isClear = window?.requestIfClear(now: now, factor: policy.factor) ?? false
+    lock.unlock()
+    return isClear
+  }
+
+  /// Counts an attempt under `policy` that `uniform` refuses and returns its refusal; counts
+  /// nothing and returns nil when it would be admitted (the driver then asks again).
+  package func refuseOrPass(policy: ThrottlePolicy, uniform: Double) -> ThrottledError? {
+    let now = clock.now()
+    lock.lock()
+    if window == nil { window = ThrottleWindow(window: policy.window) }
+    let probability = window?.currentRefusalProbability(now: now, factor: policy.factor) ?? 0
+    let isRefused = uniform < probability
+    if isRefused { window?.count(now: now) }
+    lock.unlock()
+    return isRefused ? ThrottledError(probability: probability) : nil
+  }
+
+  /// Takes back a request ``requestIfClear(policy:)`` counted, for an attempt that did not
+  /// start after all (the driver asks for it again).
+  package func withdrawRequest(policy: ThrottlePolicy) {
+    let now = clock.now()
+    lock.lock()
+    window?.uncount(now: now)
+    lock.unlock()
   }
 
   /// Counts an accept: an attempt that succeeded or failed with an error no rule matches.

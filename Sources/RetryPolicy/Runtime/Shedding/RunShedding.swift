@@ -117,4 +117,41 @@ package struct RunShedding: Sendable {
   package func recordAccept() {
     throttle?.recordAccept()
   }
+
+  /// The limit in force, for a refusal's error.
+  var limit: Int? { limiter?.limit }
+
+  /// Hands over the slot the attempt just admitted holds: a hedged run keeps one per attempt
+  /// in flight.
+  mutating func takePermit() -> ConcurrencyLimiter.Permit? {
+    defer { permit = nil }
+    return permit
+  }
+
+  /// Holds `permit`, a slot a wait in line got, for the attempt about to start.
+  mutating func adopt(_ permit: ConcurrencyLimiter.Permit) {
+    self.permit = permit
+  }
+
+  /// Gives back `permit`, a hedged attempt's slot; returns an adaptive limit's new value.
+  func release(_ permit: ConcurrencyLimiter.Permit, isMeasured: Bool) -> Int? {
+    limiter?.release(permit, isMeasured: isMeasured)
+  }
+
+  /// Waits in line under `ticket` (a hedged run's child task); returns the slot, or nil when
+  /// the wait ended first: the task was cancelled, or `deadline` (`within`) passed on `clock`.
+  func slot<C: Clock<Duration>>(
+    for ticket: UInt64, until deadline: C.Instant?, on clock: C
+  ) async -> ConcurrencyLimiter.Permit? {
+    guard let limiter else { return nil }
+    guard let permit = await limiter.wait(for: ticket, until: deadline, on: clock) else {
+      return nil
+    }
+    // The run ended while the slot came: nobody will start an attempt in it.
+    if Task.isCancelled {
+      limiter.release(permit, isMeasured: false)
+      return nil
+    }
+    return permit
+  }
 }

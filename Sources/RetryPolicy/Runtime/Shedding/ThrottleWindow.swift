@@ -19,6 +19,11 @@ package struct ThrottleWindow: Sendable {
   private var indices: [Int64]
   private var requests: [Int]
   private var accepts: [Int]
+  /// The bucket whose window `cachedRequests` and `cachedAccepts` total (`Int64.min`: none):
+  /// the counts are summed over the buckets once per bucket, not at every request.
+  private var cachedIndex = Int64.min
+  private var cachedRequests = 0
+  private var cachedAccepts = 0
 
   /// A window of `window` (at least 20 ns), empty.
   package init(window: Duration) {
@@ -32,6 +37,7 @@ package struct ThrottleWindow: Sendable {
   /// The requests and accepts within the window at `now`.
   package func counts(now: Int64) -> (requests: Int, accepts: Int) {
     let current = now / width
+    if current == cachedIndex { return (cachedRequests, cachedAccepts) }
     var totalRequests = 0
     var totalAccepts = 0
     for slot in 0..<Self.bucketCount {
@@ -47,30 +53,71 @@ package struct ThrottleWindow: Sendable {
 
   /// The probability that an attempt asked for at `now` is refused, under factor `factor`.
   package func refusalProbability(now: Int64, factor: Double) -> Double {
-    let (requests, accepts) = counts(now: now)
-    let excess = Double(requests) - factor * Double(accepts)
+    Self.probability(counts(now: now), factor: factor)
+  }
+
+  /// The same, keeping the window's totals for the next asks in the same bucket.
+  package mutating func currentRefusalProbability(now: Int64, factor: Double) -> Double {
+    let current = now / width
+    if current != cachedIndex {
+      (cachedRequests, cachedAccepts) = counts(now: now)
+      cachedIndex = current
+    }
+    return Self.probability((cachedRequests, cachedAccepts), factor: factor)
+  }
+
+  private static func probability(_ counts: (requests: Int, accepts: Int), factor: Double)
+    -> Double
+  {
+    let excess = Double(counts.requests) - factor * Double(counts.accepts)
     guard excess > 0 else { return 0 }
-    return excess / Double(requests + 1)
+    return excess / Double(counts.requests + 1)
   }
 
   /// Counts an attempt asked for at `now`; returns whether it may start, `uniform` being a
   /// random number in [0, 1): refused when it is below the refusal probability.
   package mutating func request(now: Int64, factor: Double, uniform: Double) -> Bool {
-    let probability = refusalProbability(now: now, factor: factor)
-    let slot = bucket(at: now)
-    requests[slot] &+= 1
+    let probability = currentRefusalProbability(now: now, factor: factor)
+    count(now: now)
     return !(uniform < probability)
+  }
+
+  /// Counts an attempt asked for at `now` and admits it when the refusal probability is 0
+  /// (no draw is needed); counts nothing and returns false otherwise.
+  package mutating func requestIfClear(now: Int64, factor: Double) -> Bool {
+    guard currentRefusalProbability(now: now, factor: factor) == 0 else { return false }
+    count(now: now)
+    return true
+  }
+
+  /// Counts a request at `now`.
+  package mutating func count(now: Int64) {
+    let (slot, index) = bucket(at: now)
+    requests[slot] &+= 1
+    if index == cachedIndex { cachedRequests &+= 1 } else { cachedIndex = .min }
+  }
+
+  /// Takes back a request counted at about `now` (in the same bucket), for an attempt that
+  /// did not start after all.
+  package mutating func uncount(now: Int64) {
+    let index = Swift.max(now, 0) / width
+    let slot = Int(index % Int64(Self.bucketCount))
+    guard indices[slot] == index, requests[slot] > 0 else { return }
+    requests[slot] &-= 1
+    if index == cachedIndex { cachedRequests &-= 1 } else { cachedIndex = .min }
   }
 
   /// Counts an accept at `now`: an attempt that succeeded or failed with an error no rule
   /// matches.
   package mutating func accept(now: Int64) {
-    let slot = bucket(at: now)
+    let (slot, index) = bucket(at: now)
     accepts[slot] &+= 1
+    if index == cachedIndex { cachedAccepts &+= 1 } else { cachedIndex = .min }
   }
 
-  /// The slot of the bucket of `now`, cleared when it last held an older bucket.
-  private mutating func bucket(at now: Int64) -> Int {
+  /// The slot of the bucket of `now` and the bucket's number; the slot is cleared when it
+  /// last held an older bucket (which the totals of a later bucket never include).
+  private mutating func bucket(at now: Int64) -> (slot: Int, index: Int64) {
     let index = Swift.max(now, 0) / width
     let slot = Int(index % Int64(Self.bucketCount))
     if indices[slot] != index {
@@ -78,6 +125,6 @@ package struct ThrottleWindow: Sendable {
       requests[slot] = 0
       accepts[slot] = 0
     }
-    return slot
+    return (slot, index)
   }
 }

@@ -39,6 +39,9 @@ public final class RetryStateRegistry: Sendable {
   private let isKeyedByValue: Bool
   // `Locked` (an `NSLock`), not `Mutex`: ThreadSanitizer sees it (see ProcessWideState.md).
   private let table = Locked(Table())
+  /// The limiters of named policies whose only shared state is `limit N` without `queue`,
+  /// read without the lock (see ``NamedCountedLimits``); unused by ``processWide``.
+  private let countedLimits = NamedCountedLimits()
 
   /// Creates an empty registry, keyed by policy name.
   public convenience init() {
@@ -66,6 +69,18 @@ public final class RetryStateRegistry: Sendable {
     table.withLock { $0.entries[.name(name)]?.state.limiter }
   }
 
+  /// The throttle of the policy of that name, when one was made: for a host's metrics or its
+  /// ``AdaptiveThrottle/refusalProbability(for:)``.
+  public func throttle(named name: String) -> AdaptiveThrottle? {
+    table.withLock { $0.entries[.name(name)]?.state.throttle }
+  }
+
+  /// The rate limiter of the policy of that name, when one was made: for a host's metrics or
+  /// its ``RateLimiter/tokens(for:)``.
+  public func rateLimiter(named name: String) -> RateLimiter? {
+    table.withLock { $0.entries[.name(name)]?.state.rateLimiter }
+  }
+
   /// The names that have an entry, sorted.
   public var names: [String] {
     table.withLock { table in
@@ -78,7 +93,44 @@ public final class RetryStateRegistry: Sendable {
 
   /// Forgets the state of the policy of that name: its next run starts afresh.
   public func removeState(named name: String) {
-    table.withLock { $0.entries[.name(name)] = nil }
+    table.withLock { table in
+      table.entries[.name(name)] = nil
+      revalidateCountedLimits(in: table)
+    }
+  }
+
+  /// The slot of a run of `policy`, named, whose only shared state is `limit N` without
+  /// `queue` (N = `limit`), read without the lock; nil when no current entry holds it.
+  package func countedLimitSlot(
+    for policy: borrowing CompiledPolicy, limit: Int
+  ) -> CountedLimitSlot? {
+    guard !isKeyedByValue, let name = policy.name else { return nil }
+    return countedLimits.slot(named: name, limit: limit)
+  }
+
+  /// Keeps `limiter`, which counts N = `limit` for `policy` (named, its only shared state
+  /// `limit N` without `queue`), for lookups without the lock, while the entry of the name
+  /// has that limiter and no other clause.
+  package func keepCountedLimiter(
+    _ limiter: ConcurrencyLimiter, limit: Int, for policy: borrowing CompiledPolicy
+  ) {
+    guard !isKeyedByValue, let name = policy.name else { return }
+    table.withLock { table in
+      guard let entry = table.entries[.name(name)], entry.state.limiter === limiter,
+        entry.clauses == .counted(limit)
+      else { return }
+      countedLimits.keep(limiter, limit: limit, named: name)
+    }
+  }
+
+  /// Called with the lock held, after the entries changed: the limiters kept for lookups
+  /// without the lock stay only while their name's entry still has them and no other clause.
+  private func revalidateCountedLimits(in table: Table) {
+    guard !isKeyedByValue else { return }
+    countedLimits.revalidate { name, limit, limiter in
+      guard let entry = table.entries[.name(name)] else { return false }
+      return entry.state.limiter === limiter && entry.clauses == .counted(limit)
+    }
   }
 
   /// The shared state of a run of `policy` on `clock`, made on first use; a part whose clause
@@ -93,11 +145,15 @@ public final class RetryStateRegistry: Sendable {
       ? ClockIdentity(clock) : nil
     return table.withLock { table in
       let key = key(of: copy)
-      var entry = table.entries[key] ?? Entry()
+      let before = table.entries[key]
+      var entry = before ?? Entry()
       if !entry.isPinned || entry.clauses == nil {
         entry.update(to: copy, isKeyedByValue: isKeyedByValue)
       }
       table.entries[key] = entry
+      if before?.clauses != entry.clauses || before?.state.limiter !== entry.state.limiter {
+        revalidateCountedLimits(in: table)
+      }
       var state = entry.state
       if let clockKey, copy.breaker != nil {
         // A breaker of the process-wide table reads the clock it was made for.
@@ -135,6 +191,7 @@ public final class RetryStateRegistry: Sendable {
         states[name] = entry.state
       }
       table.entries = kept
+      revalidateCountedLimits(in: table)
       return states
     }
   }
@@ -167,6 +224,11 @@ public final class RetryStateRegistry: Sendable {
     var limit: ConcurrencyLimitPolicy?
     var throttle: ThrottlePolicy?
     var rate: RatePolicy?
+
+    /// `limit N` without `queue`, and no other clause.
+    static func counted(_ limit: Int) -> Clauses {
+      Clauses(limit: .fixed(limit: limit, queue: 0))
+    }
   }
 
   private struct Entry {

@@ -27,30 +27,42 @@ package struct RunRecorder: Sendable {
 
   /// The recorder of a run of `policy` into `metrics`, whose circuit breaker is `breaker`;
   /// `start` is when the run started on ``MetricsTime`` when the recorder times the run
-  /// itself (a run on the continuous clock), nil when the driver passes its clock's time.
+  /// itself (a run on the continuous clock), nil when the driver passes its clock's time;
+  /// `known`, the counters of the policy's name when the caller already found them (without
+  /// a breaker).
   init(
     _ metrics: RetryMetrics, policy: borrowing CompiledPolicy, breaker: CircuitBreaker?,
-    hasOverlappingAttempts: Bool = false, timingSince start: UInt64? = nil
+    hasOverlappingAttempts: Bool = false, timingSince start: UInt64? = nil,
+    counters known: PolicyCounters? = nil
   ) {
     if let breaker {
       let policyMetrics = metrics.policy(policy)
       policyMetrics.observe(breaker)
       counters = policyMetrics.counters
     } else {
-      counters = metrics.counters(named: policy.name)
+      counters = known ?? metrics.counters(named: policy.name)
     }
     self.hasOverlappingAttempts = hasOverlappingAttempts
     self.start = start
   }
 
   /// The time since the run started to date a record with, in nanoseconds: `given` (a
-  /// driver's virtual time) when there is one, else the recorder's own reading, else the
-  /// driver's clock (`clock`, read only then).
+  /// driver's virtual time) when there is one, else the recorder's own reading; nil when
+  /// the driver must read its clock (``nanoseconds(_:)`` of its elapsed time).
+  ///
+  /// Not a closure over the driver's clock: a closure of a method of the driver would copy
+  /// the whole driver on every record.
   @inline(__always)
-  func now(_ given: Duration?, clock: () -> Duration) -> UInt64 {
+  func now(_ given: Duration?) -> UInt64? {
     if let given { return DurationBuckets.nanoseconds(given) }
     if let start { return MetricsTime.since(start) }
-    return DurationBuckets.nanoseconds(clock())
+    return nil
+  }
+
+  /// `elapsed` in nanoseconds, as ``now(_:)`` gives it.
+  @inline(__always)
+  static func nanoseconds(_ elapsed: Duration) -> UInt64 {
+    DurationBuckets.nanoseconds(elapsed)
   }
 
   /// Attempt `attempt` starts, `elapsed` nanoseconds after the run started.

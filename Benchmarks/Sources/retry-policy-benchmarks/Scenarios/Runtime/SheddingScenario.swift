@@ -4,33 +4,41 @@ import RetryPolicy
 /// success, how 16 tasks sharing one `limit` keep their throughput, and what a refusal costs.
 ///
 /// Every policy is run as users run it: `policy.run(in:)` with the state each policy value
-/// has for the process (a limiter or a throttle per policy value).
+/// has for the process (a limiter, a throttle or a rate limiter per policy value). The rate
+/// of the success path (a million a second, as many in the bucket) keeps up with its runs:
+/// they take turns with the other variants, so none waits for a token.
 enum SheddingScenario {
   static let name = "shedding"
   static let plainText = "retry 5 on serverError backoff 1s x1.5 jitter 10%"
   /// The stages measured on the success path, by the clause added to `plainText`; the first
   /// is the one the target names.
-  static let stages = ["limit 1000", "limit adaptive max 1000", "throttle x2"]
+  static let stages = [
+    "limit 1000", "limit adaptive max 1000", "throttle x2", "rate 1000000/s burst 1000000",
+  ]
   static let admitTarget =
     "a shedding stage that admits without waiting: ≤ 20 ns added to a success, 0 allocations"
   static let sharedTarget =
     "16 tasks sharing one 'limit 1000': ≥ 70% of their throughput without it"
   static let refusalTarget = "a refused attempt ('limit 1' full): ≤ 150 ns a refused run"
+  static let registryNote =
+    "(not a target) 'limit 1000' in a host's registry: ≤ 1.25× a run with the process-wide one"
   /// The tasks of the shared variant.
   static let tasks = 16
 
   static let scenario = Scenario(
     name: name,
-    summary: "a limit, an adaptive limit and a throttle on the success path, 16 tasks sharing "
-      + "one limit, a refusal"
+    summary: "a limit, an adaptive limit, a throttle and a rate on the success path, 16 tasks "
+      + "sharing one limit, a refusal by each"
   ) { benchmark in
     let plain: CompiledPolicy
     var limited: [CompiledPolicy] = []
     let single: CompiledPolicy
+    let named: CompiledPolicy
     do {
       plain = try compile(policy: plainText)
       for stage in stages { limited.append(try compile(policy: "\(plainText) \(stage)")) }
       single = try compile(policy: "\(plainText) limit 1")
+      named = try compile(policyFile: "policy search = \(plainText) \(stages[0])").policies[0]
     } catch {
       benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
       return
@@ -39,6 +47,46 @@ enum SheddingScenario {
     await successPath(benchmark, plain: plain, limited: limited, in: environment)
     await sharedLimit(benchmark, plain: plain, limited: limited[0], in: environment)
     await refusal(benchmark, single: single, in: environment)
+    await hostRegistry(benchmark, plain: plain, limited: limited[0], named: named)
+    await stageRefusals(benchmark, in: environment)
+  }
+
+  /// A success with 'limit 1000' kept in a host's registry (as a `PolicyStore` keeps it, by
+  /// name), beside the process-wide registry's (by value) and no limit.
+  private static func hostRegistry(
+    _ benchmark: Benchmark, plain: CompiledPolicy, limited: CompiledPolicy, named: CompiledPolicy
+  ) async {
+    let processWide = RetryEnvironment()
+    let hosted = RetryEnvironment(registry: RetryStateRegistry())
+    let measurements = await benchmark.compare(
+      name,
+      [
+        Variant("registry: policy.run, no shedding (baseline)") { iterations in
+          try await runs(iterations, of: plain, in: processWide)
+        },
+        Variant("registry: 'limit 1000', the process-wide registry") { iterations in
+          try await runs(iterations, of: limited, in: processWide)
+        },
+        Variant("registry: 'limit 1000', a host's registry, by name") { iterations in
+          try await runs(iterations, of: named, in: hosted)
+        },
+      ])
+    guard measurements.count == 3, let host = measurements[2] else {
+      benchmark.addFinding(registryNote, measured: "not measured", verdict: .notMeasured)
+      return
+    }
+    let processor = await processorTimes(host.iterations) { variant in
+      variant == 0
+        ? { try await runs($0, of: limited, in: processWide) }
+        : { try await runs($0, of: named, in: hosted) }
+    }
+    benchmark.addFinding(
+      registryNote,
+      measured:
+        "processor time \(processor.map { Format.time(nanoseconds: $0[1]) } ?? "n/a") with the "
+        + "host's registry vs \(processor.map { Format.time(nanoseconds: $0[0]) } ?? "n/a") "
+        + "with the process-wide one (wall \(Format.time(nanoseconds: host.nanosecondsPerOperation)))",
+      holds: processor.map { $0[1] <= 1.25 * $0[0] } ?? false)
   }
 
   /// A success under the same policy without and with each stage.
@@ -208,7 +256,7 @@ enum SheddingScenario {
   /// The fewest processor nanoseconds (all the process's threads) per operation of each of
   /// two bodies over five alternating repetitions of `iterations` operations; nil when the
   /// system does not tell a process's processor time.
-  private static func processorTimes(
+  static func processorTimes(
     _ iterations: Int, _ body: (Int) -> (Int) async throws -> Void
   ) async -> [Double]? {
     var best = [Double.infinity, Double.infinity]
@@ -224,7 +272,7 @@ enum SheddingScenario {
   }
 
   @inline(never)
-  private static func throwRefusal() throws {
+  static func throwRefusal() throws {
     throw LimitExceededError(limit: 1)
   }
 }

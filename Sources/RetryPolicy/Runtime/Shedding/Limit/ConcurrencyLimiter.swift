@@ -22,16 +22,25 @@ import Synchronization
 /// limiter only between policies whose `limit` clauses agree. A limiter is safe to use from
 /// any task; its state is kept behind a lock, except for `limit N` without `queue`, whose
 /// attempts in flight are one atomic count: an attempt takes and gives back its slot without
-/// the lock.
+/// the lock. Such a limit never has more than N attempts in flight. An attempt that finds
+/// every slot taken counts itself for a few nanoseconds before it gives its count back and
+/// asks once more; an attempt that asks in those nanoseconds, just as a slot is freed, may
+/// count it too and be refused.
 public final class ConcurrencyLimiter: @unchecked Sendable {
-  // Sound: every stored `var` is read and written only while `lock` is held; `counted` and
-  // `countedLimit` are atomics.
+  // Sound: every stored `var` is written only while `lock` is held, and read with it held,
+  // except `countedRefusal`, written once before `countedLimit` is published (releasing) and
+  // read only after a load of it (acquiring) found it set; `counted` and `countedLimit` are
+  // atomics.
   private let lock = NSLock()
   /// For `limit N` without `queue`: N, set once when the first policy configures the
   /// limiter; 0 for another kind of limit, or before.
   private let countedLimit = Atomic<Int>(0)
-  /// For `limit N` without `queue`: the attempts holding a slot.
-  private let counted = Atomic<Int>(0)
+  /// For `limit N` without `queue`: the attempts holding a slot, alone on its cache lines
+  /// (see ``CountedLimitSlot``); freed with the limiter.
+  let counted: UnsafeMutablePointer<Atomic<Int>>
+  /// For `limit N` without `queue`: the error of a refused first attempt, boxed once (a
+  /// refusal then throws it without an allocation); set with `countedLimit`.
+  private(set) var countedRefusal: any Error = LimitExceededError(limit: 0)
   private let clock: CircuitBreakerClock
   private var machine: ConcurrencyLimitStateMachine?
   private var controller: AdaptiveLimitController?
@@ -59,16 +68,36 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   /// Creates a limiter on the system's continuous clock.
   public init() {
     clock = CircuitBreakerClock(clock: ContinuousClock())
+    counted = Self.makeCount()
   }
 
   /// Creates a limiter that measures latency on `clock` (a test's manual clock).
   public init(clock: some Clock<Duration>) {
     self.clock = CircuitBreakerClock(clock: clock)
+    counted = Self.makeCount()
   }
 
   /// Creates a limiter that reads the time from `now`: a simulation's virtual time.
   package init(reading now: @escaping @Sendable () -> Duration) {
     clock = CircuitBreakerClock(reading: now)
+    counted = Self.makeCount()
+  }
+
+  deinit {
+    counted.deinitialize(count: 1)
+    UnsafeMutableRawPointer(counted).deallocate()
+  }
+
+  /// The bytes of the count of a counted limit: two cache lines of 64 bytes, aligned, so that
+  /// neither another object's fields nor the next line (which processors fetch in pairs)
+  /// share them, and runs on other cores write only the count.
+  private static var countBytes: Int { 128 }
+
+  private static func makeCount() -> UnsafeMutablePointer<Atomic<Int>> {
+    let bytes = UnsafeMutableRawPointer.allocate(byteCount: countBytes, alignment: countBytes)
+    let count = bytes.bindMemory(to: Atomic<Int>.self, capacity: 1)
+    count.initialize(to: Atomic(0))
+    return count
   }
 
   /// The limit in force: nil before a policy used the limiter.
@@ -78,7 +107,9 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
 
   /// The attempts holding a slot now.
   public var inFlight: Int {
-    if countedLimit.load(ordering: .acquiring) > 0 { return counted.load(ordering: .relaxed) }
+    if countedLimit.load(ordering: .acquiring) > 0 {
+      return counted.pointee.load(ordering: .relaxed)
+    }
     return lock.withLock { machine?.inFlight ?? 0 }
   }
 
@@ -99,13 +130,12 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
       return acquireCounted(limit: fixed)
     }
     let isAdaptive = controller != nil
-    guard var current = machine else {
+    // In place: the state machine's line is never copied.
+    guard let acquisition = machine?.acquire() else {
       lock.unlock()
       return .refused(limit: 0)
     }
-    let acquisition = current.acquire()
-    machine = current
-    let limit = current.limit
+    let limit = machine?.limit ?? 0
     lock.unlock()
     switch acquisition {
     case .admitted: return .admitted(Permit(start: isAdaptive ? clock.now() : 0))
@@ -114,17 +144,50 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     }
   }
 
-  /// Takes a slot of `limit N` without `queue`: one compare-and-exchange on the count.
+  /// Takes a slot of `limit N` without `queue` (see ``CountedLimitSlot/acquire()``).
   private func acquireCounted(limit: Int) -> Admission {
-    var current = counted.load(ordering: .relaxed)
+    Self.takeCounted(counted, limit: limit)
+      ? .admitted(Permit(start: 0)) : .refused(limit: limit)
+  }
+
+  /// Takes a slot of a counted limit of `limit` whose attempts in flight `count` counts;
+  /// returns whether it did.
+  ///
+  /// One atomic addition admits an attempt that finds a slot free. One that finds none gives
+  /// its addition back, then asks again with a compare-and-exchange, which is refused only
+  /// when the count it reads has every slot taken: a slot freed in between is taken.
+  @inlinable
+  static func takeCounted(_ count: UnsafeMutablePointer<Atomic<Int>>, limit: Int) -> Bool {
+    if count.pointee.wrappingAdd(1, ordering: .acquiring).oldValue < limit { return true }
+    return retakeCounted(count, limit: limit)
+  }
+
+  /// The end of ``takeCounted(_:limit:)`` for an attempt whose addition found every slot
+  /// taken.
+  @usableFromInline
+  static func retakeCounted(_ count: UnsafeMutablePointer<Atomic<Int>>, limit: Int) -> Bool {
+    count.pointee.wrappingSubtract(1, ordering: .relaxed)
+    var current = count.pointee.load(ordering: .relaxed)
     while current < limit {
-      let (exchanged, original) = counted.weakCompareExchange(
+      let (exchanged, original) = count.pointee.weakCompareExchange(
         expected: current, desired: current &+ 1, successOrdering: .acquiring,
         failureOrdering: .relaxed)
-      if exchanged { return .admitted(Permit(start: 0)) }
+      if exchanged { return true }
       current = original
     }
-    return .refused(limit: limit)
+    return false
+  }
+
+  /// The limit of `limit N` without `queue` this limiter counts for a policy with `policy`,
+  /// configuring it for `policy` when no policy used it yet; 0 when it keeps another kind of
+  /// limit.
+  func countedLimit(for policy: ConcurrencyLimitPolicy) -> Int {
+    let fixed = countedLimit.load(ordering: .acquiring)
+    if fixed > 0 { return fixed }
+    return lock.withLock {
+      if machine == nil { configure(policy) }
+      return countedLimit.load(ordering: .relaxed)
+    }
   }
 
   /// Waits in line under `ticket`; returns the permit once a slot is free, or nil when the
@@ -186,25 +249,24 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   @discardableResult
   package func release(_ permit: Permit, isMeasured: Bool = true) -> Int? {
     if countedLimit.load(ordering: .relaxed) > 0 {
-      counted.wrappingSubtract(1, ordering: .releasing)
+      counted.pointee.wrappingSubtract(1, ordering: .releasing)
       return nil
     }
     lock.lock()
-    guard var current = machine else {
+    guard let inFlight = machine?.inFlight else {
       lock.unlock()
       return nil
     }
     var change: Int?
-    if isMeasured, var adaptive = controller {
-      change = adaptive.record(start: permit.start, end: clock.now(), inFlight: current.inFlight)
-      controller = adaptive
+    if isMeasured, controller != nil {
+      // In place: the controller's samples are never copied.
+      change = controller?.record(start: permit.start, end: clock.now(), inFlight: inFlight)
     }
     var woken: [(CheckedContinuation<Bool, Never>, UInt64)] = []
-    if let ticket = current.release() { collect(ticket, into: &woken) }
-    if let change {
-      for ticket in current.setLimit(change) { collect(ticket, into: &woken) }
+    if let ticket = machine?.release() { collect(ticket, into: &woken) }
+    if let change, let tickets = machine?.setLimit(change) {
+      for ticket in tickets { collect(ticket, into: &woken) }
     }
-    machine = current
     lock.unlock()
     for (continuation, _) in woken { continuation.resume(returning: true) }
     return change
@@ -227,7 +289,10 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     case .fixed(let limit, let queue):
       let fixed = ConcurrencyLimitStateMachine(limit: limit, queue: queue)
       machine = fixed
-      if fixed.queueCapacity == 0 { countedLimit.store(fixed.limit, ordering: .releasing) }
+      if fixed.queueCapacity == 0 {
+        countedRefusal = LimitExceededError(limit: fixed.limit)
+        countedLimit.store(fixed.limit, ordering: .releasing)
+      }
     case .adaptive(let minimum, let maximum):
       let adaptive = AdaptiveLimitController(minimum: minimum, maximum: maximum)
       controller = adaptive

@@ -97,6 +97,11 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
     let keptRules = kept.rules.withUnsafeBufferPointer { $0.baseAddress }
     let rules = policy.rules.withUnsafeBufferPointer { $0.baseAddress }
     guard keptRules != nil, keptRules == rules, kept.rules.count == policy.rules.count else {
+      // Values in different slots mostly differ in a clause: compared first, so that a
+      // mismatch copies no rule.
+      guard kept.limit == policy.limit, kept.throttle == policy.throttle, kept.rate == policy.rate,
+        kept.breaker == policy.breaker, kept.rules.count == policy.rules.count
+      else { return false }
       return kept == policy
     }
     return kept.name == policy.name && kept.deadline == policy.deadline

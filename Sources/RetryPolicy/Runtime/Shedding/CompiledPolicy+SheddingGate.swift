@@ -1,0 +1,159 @@
+extension CompiledPolicy {
+  /// The process-wide registry's shedding objects, found without its lock (see
+  /// ``RecentPolicyStates``): an entry of a registry keyed by value never changes them.
+  private static let processWideGates = RecentPolicyStates<SheddingGate>()
+
+  /// The shedding stages of a run in `environment` of a policy whose only stages before an
+  /// attempt are `throttle`, `rate` and `limit` (no `within`, `budget` or `breaker`, and no
+  /// `queue`), with the process-wide registry; nil for any other run.
+  ///
+  /// `run` asks them itself for the first attempt, as it takes the slot of `limit N` alone
+  /// (``countedLimiter(in:)``): the objects are found without a lock, and an attempt they
+  /// admit is a plain call between its admission and its release. A run they refuse throws
+  /// what the driver throws for it; a throttle's draw that admits, and a rate that makes the
+  /// attempt wait, leave the first attempt to the driver (``SheddingGate/admitFirst(in:)``).
+  @usableFromInline
+  package func sheddingGate(in environment: borrowing RetryEnvironment) -> SheddingGate? {
+    guard deadline == nil, budgetRatio == nil, breaker == nil,
+      throttle != nil || rate != nil || limit != nil
+    else { return nil }
+    if case .fixed(_, let queue)? = limit, queue > 0 { return nil }
+    let registry = environment.registry
+    guard registry === RetryStateRegistry.processWide else { return nil }
+    if let gate = Self.processWideGates.value(for: self) { return gate }
+    let state = registry.state(for: self, clock: environment.clock)
+    return Self.processWideGates.keep(SheddingGate(policy: self, state: state), for: self)
+  }
+
+  /// Makes a run's first attempt under `gate`, without the driver.
+  ///
+  /// Returns its value, its failure (the stages' slot given back; the driver decides the
+  /// retry), or nil when the driver makes the attempt; throws the stages' refusal.
+  @inlinable
+  func attemptFirst<Success>(
+    through gate: SheddingGate, in environment: borrowing RetryEnvironment,
+    isolation: isolated (any Actor)?, _ operation: () async throws -> Success
+  ) async throws -> Result<Success, any Error>? {
+    switch gate.admitFirst(in: environment) {
+    case .admitted(let permit):
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        gate.release(succeeded: permit)
+        return .success(value)
+      } catch {
+        gate.release(permit, failedWith: error)
+        return .failure(error)
+      }
+    case .refused(let refusal):
+      throw refusal
+    case .driver:
+      return nil
+    }
+  }
+}
+
+/// A policy's `throttle`, `rate` and `limit`, asked by `run` for a first attempt without the
+/// driver, in the driver's order (``RunStage/beforeAttempt``).
+@usableFromInline
+package final class SheddingGate: Sendable {
+  /// What the stages say to a run's first attempt.
+  @usableFromInline
+  package enum Admission: Sendable {
+    /// It may start; it holds this slot of `limit` (nil without `limit`) until it is given
+    /// back (``SheddingGate/release(succeeded:)``, ``SheddingGate/release(_:failedWith:)``).
+    case admitted(Slot?)
+    /// A stage refused it: the run throws this error, as the driver would.
+    case refused(any Error)
+    /// The driver decides it: nothing was counted or taken.
+    case driver
+  }
+
+  /// The slot of `limit` a first attempt holds.
+  @usableFromInline
+  package struct Slot: Sendable {
+    let permit: ConcurrencyLimiter.Permit
+  }
+
+  private let throttle: AdaptiveThrottle?
+  private let throttlePolicy: ThrottlePolicy?
+  private let rate: RateLimiter?
+  private let ratePolicy: RatePolicy?
+  private let limiter: ConcurrencyLimiter?
+  private let limitPolicy: ConcurrencyLimitPolicy?
+
+  init(policy: borrowing CompiledPolicy, state: PolicyState) {
+    throttlePolicy = policy.throttle
+    ratePolicy = policy.rate
+    limitPolicy = policy.limit
+    throttle = policy.throttle == nil ? nil : state.throttle
+    rate = policy.rate == nil ? nil : state.rateLimiter
+    limiter = policy.limit == nil ? nil : state.limiter
+  }
+
+  /// Asks `throttle`, `rate` and `limit`, in that order, for a run's first attempt in
+  /// `environment`.
+  ///
+  /// What each stage counts is what the driver counts: a throttle's request (a refused one
+  /// too), a rate's token, a slot. A throttle whose refusal probability is above 0 draws
+  /// from the environment's random source, as the driver does; an attempt the draw admits,
+  /// or one the rate makes wait, goes to the driver with nothing counted or taken (the
+  /// request and the token are given back).
+  @usableFromInline
+  package func admitFirst(in environment: borrowing RetryEnvironment) -> Admission {
+    var counted = false
+    if let throttle, let throttlePolicy {
+      switch throttle.requestIfClear(policy: throttlePolicy) {
+      case true:
+        counted = true
+      case false:
+        var random = environment.random
+        let uniform = Double(random.next() >> 11) * 0x1p-53
+        if let refusal = throttle.refuseOrPass(policy: throttlePolicy, uniform: uniform) {
+          return .refused(refusal)
+        }
+        return .driver
+      }
+    }
+    if let rate, let ratePolicy {
+      let runClock: (any Clock<Duration>)? =
+        environment.isContinuousClock ? nil : environment.clock
+      switch rate.reserve(policy: ratePolicy, maxWait: nil, on: runClock) {
+      case .now:
+        break
+      case .after, .refused:
+        rate.cancelReservation(on: runClock)
+        if counted, let throttlePolicy { throttle?.withdrawRequest(policy: throttlePolicy) }
+        return .driver
+      }
+    }
+    guard let limiter, let limitPolicy else { return .admitted(nil) }
+    switch limiter.acquire(policy: limitPolicy) {
+    case .admitted(let permit):
+      return .admitted(Slot(permit: permit))
+    case .refused(let limit):
+      return .refused(LimitExceededError(limit: limit))
+    case .queued(let ticket):
+      // Not reached: a limit with a line is left to the driver (``CompiledPolicy/sheddingGate(in:)``).
+      limiter.leave(ticket)
+      return .refused(LimitExceededError(limit: limiter.limit ?? 0))
+    }
+  }
+
+  /// Gives back what a first attempt that succeeded held, as the driver does: its slot (its
+  /// latency measured), and counts the throttle's accept.
+  @usableFromInline
+  package func release(succeeded slot: Slot?) {
+    throttle?.recordAccept()
+    guard let slot, let limiter else { return }
+    limiter.release(slot.permit, isMeasured: true)
+  }
+
+  /// Gives back the slot of a first attempt that failed with `error`, its latency measured
+  /// unless the run was cancelled (the driver's rule); the driver, which decides the retry,
+  /// counts the throttle's accept of an error no rule matches.
+  @usableFromInline
+  package func release(_ slot: Slot?, failedWith error: any Error) {
+    guard let slot, let limiter else { return }
+    limiter.release(slot.permit, isMeasured: !(Task.isCancelled || error is CancellationError))
+  }
+}
