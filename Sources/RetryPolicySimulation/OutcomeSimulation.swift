@@ -117,7 +117,8 @@ package struct Simulation: Sendable {
     let duration = outcome.duration ?? .zero
     if let timeout, duration >= timeout || outcome.errorClass == "timeout" {
       clock.advance(by: timeout)
-      throw AttemptTimeoutError(timeout: timeout)
+      // The policy's own `timeout` cut the attempt off, as the driver's timer would.
+      throw AttemptTimeoutError(cutOffAt: timeout)
     }
     clock.advance(by: duration)
     switch outcome.kind {

@@ -147,7 +147,12 @@ struct StormEngine {
       : (0..<scenario.clients).map { _ in CircuitBreaker(reading: { clock.now }) }
     let policyTimeout = policy.attemptTimeout.map(Self.nanoseconds)
     self.timeout = max(1, policyTimeout ?? scenario.timeout)
-    self.timeoutError = AttemptTimeoutError(timeout: .nanoseconds(timeout))
+    // With the policy's own `timeout`, the attempt is cut off by the run, as the driver's timer
+    // would; without one, by the client's socket (the scenario's timeout): an error like any other.
+    self.timeoutError =
+      policyTimeout == nil
+      ? AttemptTimeoutError(timeout: .nanoseconds(timeout))
+      : AttemptTimeoutError(cutOffAt: .nanoseconds(timeout))
     self.backend = SeededRandomNumberGenerator(seed: mix(scenario.seed, 2))
     self.stats = StormResult(policy: policy)
     self.isShedding = policy.limit != nil || policy.throttle != nil || policy.rate != nil

@@ -73,7 +73,7 @@ private func runAttempt<C: Clock<Duration>, Success>(
         return Result<UncheckedValue<Success>, any Error>.success(value)
       case .completed(.failure(let error)):
         group.cancelAll()
-        return .failure(hasTimedOut ? AttemptTimeoutError(timeout: limit) : error)
+        return .failure(hasTimedOut ? AttemptTimeoutError(cutOffAt: limit) : error)
       case .timerFired:
         hasTimedOut = true
         group.cancelAll()
@@ -81,7 +81,7 @@ private func runAttempt<C: Clock<Duration>, Success>(
         continue
       }
     }
-    return .failure(hasTimedOut ? AttemptTimeoutError(timeout: limit) : CancellationError())
+    return .failure(hasTimedOut ? AttemptTimeoutError(cutOffAt: limit) : CancellationError())
   }
   return try result.get().value
 }

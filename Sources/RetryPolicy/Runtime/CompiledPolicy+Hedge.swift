@@ -382,7 +382,7 @@ struct HedgeDriver<C: Clock<Duration>> {
       switch action {
       case .giveUp(.cancelled):
         breaker.recordNeither(permit)
-      case .giveUp(.errorNotMatched) where !(error is AttemptTimeoutError):
+      case .giveUp(.errorNotMatched) where !AttemptTimeoutError.isOwnCutOff(error):
         breaker.recordNeither(permit)
       case .giveUp, .retry:
         if case .opened(let cause) = breaker.recordFailure(
@@ -412,6 +412,7 @@ struct HedgeDriver<C: Clock<Duration>> {
   }
 
   mutating func stop(_ reason: RetryStopReason, _ error: any Error, _ number: Int) -> any Error {
+    let error = AttemptTimeoutError.leavingRun(error)
     environment.report(
       .gaveUp(attempt: number, reason: reason, error: error), recording: &recorder, at: elapsed)
     finish(.failed(reason))

@@ -26,9 +26,44 @@ public struct AttemptTimeoutError: Error, Hashable, CustomStringConvertible {
   /// The limit the attempt exceeded.
   public var timeout: Duration
 
+  /// Whether the run that made the attempt cut it off with its own `timeout`, which its
+  /// breaker always counts as a failure (contract §12).
+  ///
+  /// Set only while that run decides what the cut-off means; the run clears it before it
+  /// throws the error or reports it as the run's end, so a run around that one sees an inner
+  /// run's timeout as an error like any other. Equality and hashing ignore it.
+  package var isCutOffByThisRun = false
+
   /// Creates the error for an attempt that exceeded `timeout`.
   public init(timeout: Duration) {
     self.timeout = timeout
+  }
+
+  /// The error of an attempt the run itself cut off at `timeout`.
+  package init(cutOffAt timeout: Duration) {
+    self.timeout = timeout
+    self.isCutOffByThisRun = true
+  }
+
+  /// Whether both errors are for the same limit.
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.timeout == rhs.timeout }
+
+  /// Hashes the limit.
+  public func hash(into hasher: inout Hasher) { hasher.combine(timeout) }
+
+  /// Whether `error` is an attempt the current run cut off with its own `timeout`.
+  package static func isOwnCutOff(_ error: any Error) -> Bool {
+    (error as? AttemptTimeoutError)?.isCutOffByThisRun == true
+  }
+
+  /// `error` as a run throws it: an attempt it cut off is an error like any other for
+  /// whoever catches it.
+  package static func leavingRun(_ error: any Error) -> any Error {
+    guard var timeout = error as? AttemptTimeoutError, timeout.isCutOffByThisRun else {
+      return error
+    }
+    timeout.isCutOffByThisRun = false
+    return timeout
   }
 
   /// A phrase such as `attempt timed out after 10s`.

@@ -296,7 +296,7 @@ package struct RetryRun: Sendable {
       let counts: Bool
       switch action {
       case .giveUp(.cancelled): counts = false
-      case .giveUp(.errorNotMatched): counts = error is AttemptTimeoutError
+      case .giveUp(.errorNotMatched): counts = AttemptTimeoutError.isOwnCutOff(error)
       case .giveUp, .retry: counts = true
       }
       let opened =
@@ -391,7 +391,8 @@ package struct RetryRun: Sendable {
     // However the run ends, the attempt under way no longer holds the circuit's probe.
     if stages.contains(.breaker) { circuit?.release() }
     let thrown: any Error =
-      reason == .cancelled && !(error is CancellationError) ? CancellationError() : error
+      reason == .cancelled && !(error is CancellationError)
+      ? CancellationError() : AttemptTimeoutError.leavingRun(error)
     if isRecording { recorder?.gaveUp(reason) }
     environment.report(.gaveUp(attempt: machine.attempts, reason: reason, error: thrown))
     finish(.failed(reason), in: environment, elapsed: given)

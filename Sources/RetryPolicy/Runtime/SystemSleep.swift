@@ -75,17 +75,25 @@ extension RetryRun {
     do {
       try await sleepOnTimer(for: delay)
     } catch {
-      addWaited(delay, since: start)
-      throw stop(.cancelled, error, in: environment)
+      throw stopCancelled(waiting: delay, since: start, error, in: environment)
     }
     addWaited(delay)
-    if Task.isCancelled { throw stop(.cancelled, error, in: environment) }
+    if Task.isCancelled { throw stopCancelled(waiting: delay, since: nil, error, in: environment) }
   }
 
-  /// Counts the part of a wait of `delay` that started at `start` and was cut short now.
-  @usableFromInline
-  mutating func addWaited(_ delay: Duration, since start: ContinuousClock.Instant) {
-    addWaited(delay, remaining: delay.subtractingClamped(start.duration(to: .now)))
+  /// Ends the run as cancelled after a wait of `delay`, and returns the error to throw.
+  ///
+  /// Counts the part of the wait that passed since `start` (nil: all of it, counted already).
+  /// Never inlined, so that the event it reports takes no room in the waiting frame.
+  @inline(never)
+  mutating func stopCancelled(
+    waiting delay: Duration, since start: ContinuousClock.Instant?, _ error: any Error,
+    in environment: RetryEnvironment
+  ) -> any Error {
+    if let start {
+      addWaited(delay, remaining: delay.subtractingClamped(start.duration(to: .now)))
+    }
+    return stop(.cancelled, error, in: environment)
   }
 }
 

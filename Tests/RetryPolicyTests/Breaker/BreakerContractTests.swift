@@ -129,6 +129,43 @@ struct BreakerContractTests {
     #expect(breaker.state == .open)
   }
 
+  @Test(
+    "only the policy's own 'timeout' counts as a failure: an inner run's timeout is an error like any other",
+    arguments: [false, true])
+  func innerTimeoutIsAnError(outerRetriesTimeout: Bool) async throws {
+    let clock = ManualClock()
+    let breaker = CircuitBreaker(clock: clock)
+    // The outer policy matches `serverError` (and `timeout` in the second case); it has no
+    // `timeout` of its own.
+    let outer = CompiledPolicy(
+      rules: [
+        RetryRule(
+          behavior: .immediate(maxCount: 0),
+          errorClasses: outerRetriesTimeout ? ["serverError", "timeout"] : ["serverError"])
+      ],
+      breaker: CircuitBreakerPolicy(
+        failurePercent: 100, minimumAttempts: 1, openDuration: .seconds(1)))
+    var inner = CompiledPolicy(
+      rules: [RetryRule(behavior: .immediate(maxCount: 0), errorClasses: ["serverError"])])
+    inner.attemptTimeout = .milliseconds(20)
+    let environment = RetryEnvironment(clock: clock, breaker: breaker)
+    let innerEnvironment = RetryEnvironment(clock: clock)
+    let run = Task {
+      try await outer.run(in: environment) {
+        try await inner.run(in: innerEnvironment) { () async throws -> Int in
+          try await waitUntilCancelled()
+          return 1
+        }
+      }
+    }
+    await clock.waitForSleepers()
+    clock.advance(by: .milliseconds(20))
+    await #expect(throws: AttemptTimeoutError.self) { try await run.value }
+    // Unmatched by the outer rules, the inner run's timeout counts as neither; matched, it is
+    // a failure as any matched error is.
+    #expect(breaker.state == (outerRetriesTimeout ? .open : .closed))
+  }
+
   @Test("a breaker shared by name in 'breakers' and one for all in 'breaker' both count")
   func sharedBreakers() async throws {
     let clock = ManualClock()
