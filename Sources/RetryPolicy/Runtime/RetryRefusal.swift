@@ -101,3 +101,53 @@ final class RefusalSlots: Sendable {
     }
   }
 }
+
+extension CompiledPolicy {
+  /// Runs `operation` once under the policy: one attempt, under the breaker, the budget and
+  /// `timeout` as any attempt, whose failure a rule would retry ends the run as
+  /// `retriesRefused(refusal)` (``run(in:refusingRetries:isolation:_:)``).
+  ///
+  /// RetryPolicyHTTP runs a request it may not send twice this way (`notIdempotent`), so
+  /// that the breaker counts its failure and the events name the reason, without a rewritten
+  /// policy.
+  package func runOnce<Success>(
+    in environment: RetryEnvironment,
+    refusingRetriesFor refusal: RetryRefusal,
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    try await runOnce(
+      on: environment.clock, in: environment, refusingRetriesFor: refusal, isolation: isolation,
+      operation)
+  }
+
+  private func runOnce<C: Clock<Duration>, Success>(
+    on clock: C,
+    in environment: RetryEnvironment,
+    refusingRetriesFor refusal: RetryRefusal,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    var run = RetryRun(policy: self, environment: environment, clock: clock)
+    run.retryRefusal = refusal
+    if let wait = try run.startAttempt(in: environment) {
+      try await run.admit(after: wait, in: environment, on: clock)
+    }
+    do {
+      let value: Success
+      if let limit = attemptTimeout {
+        value = try await attempt(1, isolation: isolation) {
+          try await timingOut(on: clock, limit: limit, operation)
+        }
+      } else {
+        value = try await attempt(1, isolation: isolation, operation)
+      }
+      run.finishSucceeded(in: environment)
+      return value
+    } catch {
+      // With retries refused, every decision after a failure ends the run.
+      _ = try run.decideRetry(after: error, in: environment)
+      throw AttemptTimeoutError.leavingRun(error)
+    }
+  }
+}
