@@ -39,53 +39,7 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)? = #isolation,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    guard attemptTimeout == nil else {
-      return try await runTimingOut(in: .standard, isolation: isolation, operation)
-    }
-    let firstFailure: (any Error)?
-    var permit = CircuitBreakerStateMachine.Permit.normal
-    if deadline == nil, budgetRatio == nil, limit == nil, throttle == nil, rate == nil {
-      if let clause = breaker, let circuitBreaker = RetryEnvironment.standard.breaker(for: self) {
-        if !circuitBreaker.isClosedNow { permit = try circuitBreaker.admitFirstAttempt() }
-        do {
-          let value = try await attempt(1, isolation: isolation, operation)
-          circuitBreaker.recordFirstSuccess(permit, policy: clause)
-          return value
-        } catch {
-          firstFailure = error
-        }
-      } else {
-        do {
-          return try await attempt(1, isolation: isolation, operation)
-        } catch {
-          firstFailure = error
-        }
-      }
-    } else if let slot = countedLimitSlot(in: .standard) {
-      // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
-      try slot.acquire()
-      do {
-        let value = try await attempt(1, isolation: isolation, operation)
-        slot.release()
-        return value
-      } catch {
-        slot.release()
-        firstFailure = error
-      }
-    } else if let gate = sheddingGate(in: .standard) {
-      // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
-      let first = try await attemptFirst(
-        through: gate, in: .standard, isolation: isolation, operation)
-      switch first {
-      case .success(let value)?: return value
-      case .failure(let error)?: firstFailure = error
-      case nil: firstFailure = nil
-      }
-    } else {
-      firstFailure = nil
-    }
-    return try await drive(
-      in: .standard, after: firstFailure, permit: permit, isolation: isolation, operation)
+    try await run(in: .standard, isolation: isolation, operation)
   }
 
   /// Runs `operation` in `environment`, retrying it as the policy says, and returns its first

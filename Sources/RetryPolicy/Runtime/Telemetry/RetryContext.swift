@@ -41,6 +41,7 @@ extension CompiledPolicy {
   /// Runs `operation` as attempt `number` of a run of this policy, with
   /// ``RetryContext/current`` set for the code it calls.
   @inlinable
+  @inline(__always)
   package func attempt<Success>(
     _ number: Int, isolation: isolated (any Actor)?, _ operation: () async throws -> Success
   ) async throws -> Success {
