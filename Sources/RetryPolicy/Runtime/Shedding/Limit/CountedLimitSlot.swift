@@ -125,12 +125,9 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
   }
 
   /// The slots: the policy values that use a limiter in one process are few.
-  static var slotCount: Int { 4 }
+  static var slotCount: Int { SetOnceSlots.count }
 
-  private let first = Atomic<UnsafeMutablePointer<Entry>?>(nil)
-  private let second = Atomic<UnsafeMutablePointer<Entry>?>(nil)
-  private let third = Atomic<UnsafeMutablePointer<Entry>?>(nil)
-  private let fourth = Atomic<UnsafeMutablePointer<Entry>?>(nil)
+  private let slots = SetOnceSlots()
 
   init() {}
 
@@ -139,7 +136,7 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
   func slot(for policy: borrowing CompiledPolicy, limit: Int) -> CountedLimitSlot? {
     let rules = Self.address(of: policy)
     for index in 0..<Self.slotCount {
-      guard let entry = load(index) else { return nil }
+      guard let entry = entry(at: index) else { return nil }
       if Self.holds(entry, policy, rules: rules, limit: limit) { return entry.pointee.key.slot }
     }
     return nil
@@ -156,7 +153,7 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
     guard policy == policy else { return limiter }
     let rules = Self.address(of: policy)
     for index in 0..<Self.slotCount {
-      if let entry = load(index) {
+      if let entry = entry(at: index) {
         if Self.holds(entry, policy, rules: rules, limit: limit) { return entry.pointee.limiter }
         continue
       }
@@ -166,7 +163,8 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
         attemptTimeout: policy.attemptTimeout, hedge: policy.hedge, limit: limit,
         count: limiter.counted, limiter: Unmanaged.passUnretained(limiter))
       made.initialize(to: Entry(key: key, policy: copy policy, limiter: limiter))
-      let (stored, kept) = claim(index, for: made)
+      let (stored, original) = slots.claim(index, for: UnsafeRawPointer(made))
+      let kept = original.map(Self.entry(at:))
       if stored { return limiter }
       // Another value took the slot first: `made` was never seen by another task.
       made.deinitialize(count: 1)
@@ -178,30 +176,18 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
     return limiter
   }
 
+  /// The entry in slot `index`, when it is set.
+  private func entry(at index: Int) -> UnsafeMutablePointer<Entry>? {
+    slots.load(index).map(Self.entry(at:))
+  }
+
+  /// The entry at `address`, which a slot holds.
+  private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
+    UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
+  }
+
   /// The address of the storage of `policy`'s rules.
   private static func address(of policy: borrowing CompiledPolicy) -> UnsafeRawPointer? {
     policy.rules.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-  }
-
-  private func load(_ index: Int) -> UnsafeMutablePointer<Entry>? {
-    switch index {
-    case 0: first.load(ordering: .acquiring)
-    case 1: second.load(ordering: .acquiring)
-    case 2: third.load(ordering: .acquiring)
-    default: fourth.load(ordering: .acquiring)
-    }
-  }
-
-  /// Stores `entry` in the slot if it is empty; returns whether it did, and the slot's entry.
-  private func claim(
-    _ index: Int, for entry: UnsafeMutablePointer<Entry>
-  ) -> (exchanged: Bool, original: UnsafeMutablePointer<Entry>?) {
-    switch index {
-    case 0: first.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    case 1: second.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    case 2: third.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    default:
-      fourth.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    }
   }
 }

@@ -23,19 +23,16 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
   }
 
   /// The slots: the policy values that use a limiter (a throttle) in one process are few.
-  static var slotCount: Int { 4 }
+  static var slotCount: Int { SetOnceSlots.count }
 
-  private let first = Atomic<Unmanaged<Entry>?>(nil)
-  private let second = Atomic<Unmanaged<Entry>?>(nil)
-  private let third = Atomic<Unmanaged<Entry>?>(nil)
-  private let fourth = Atomic<Unmanaged<Entry>?>(nil)
+  private let slots = SetOnceSlots()
 
   init() {}
 
   /// The object of `policy` when a slot holds it.
   func value(for policy: borrowing CompiledPolicy) -> Value? {
     for index in 0..<Self.slotCount {
-      guard let entry = load(index)?.takeUnretainedValue() else { return nil }
+      guard let entry = entry(at: index) else { return nil }
       if Self.isSameValue(entry.policy, policy) { return entry.value }
     }
     return nil
@@ -48,42 +45,31 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
     // be found again: it takes no slot.
     guard policy == policy else { return value }
     for index in 0..<Self.slotCount {
-      if let entry = load(index)?.takeUnretainedValue() {
+      if let entry = entry(at: index) {
         if Self.isSameValue(entry.policy, policy) { return entry.value }
         continue
       }
       let made = Entry(policy: copy policy, value: value)
-      let (stored, kept) = claim(index, for: Unmanaged.passRetained(made))
+      let (stored, kept) = slots.claim(
+        index, for: UnsafeRawPointer(Unmanaged.passRetained(made).toOpaque()))
       if stored { return value }
       // Another value took the slot first: `made` was retained for it, and is not kept.
       Unmanaged.passUnretained(made).release()
-      if let kept = kept?.takeUnretainedValue(), Self.isSameValue(kept.policy, policy) {
+      if let kept = kept.map(Self.entry(at:)), Self.isSameValue(kept.policy, policy) {
         return kept.value
       }
     }
     return value
   }
 
-  private func load(_ index: Int) -> Unmanaged<Entry>? {
-    switch index {
-    case 0: first.load(ordering: .acquiring)
-    case 1: second.load(ordering: .acquiring)
-    case 2: third.load(ordering: .acquiring)
-    default: fourth.load(ordering: .acquiring)
-    }
+  /// The entry in slot `index`, when it is set.
+  private func entry(at index: Int) -> Entry? {
+    slots.load(index).map(Self.entry(at:))
   }
 
-  /// Stores `entry` in the slot if it is empty; returns whether it did, and the slot's entry.
-  private func claim(
-    _ index: Int, for entry: Unmanaged<Entry>
-  ) -> (exchanged: Bool, original: Unmanaged<Entry>?) {
-    switch index {
-    case 0: first.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    case 1: second.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    case 2: third.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    default:
-      fourth.compareExchange(expected: nil, desired: entry, ordering: .acquiringAndReleasing)
-    }
+  /// The entry at `address`, which a slot holds (retained once, for good).
+  private static func entry(at address: UnsafeRawPointer) -> Entry {
+    Unmanaged<Entry>.fromOpaque(address).takeUnretainedValue()
   }
 
   /// Whether two policy values are equal (`==`), with the rules compared by their storage
