@@ -163,13 +163,7 @@ extension PolicyParser {
         }
         return nil
       }
-      let digits = lexer.slice(token.start, token.end)
-      let count = Literals.integer(digits)
-      if count == nil { report(.numberTooLarge(text), at: token.range) }
-      let number = NumberLiteralSyntax(
-        digits: LiteralText(digits), value: count.map(Double.init), range: token.range)
-      advance()
-      return .count(number)
+      return .count(takeWholeNumber())
     case .duration:
       return parseDuration(after: word()).map(ArgumentSyntax.duration)
     case .durations:
@@ -204,18 +198,25 @@ extension PolicyParser {
     }
   }
 
-  /// Parses a rate, `N/s` or `N/m`: a whole number, `/` and the period, three tokens.
-  mutating func parseRate(after word: @autoclosure () -> String) -> ArgumentSyntax? {
-    guard token.kind == .number, !token.hasFraction else {
-      if token.kind != .error { report(.expectedRate(after: word()), at: token.range) }
-      return nil
-    }
+  /// Takes the whole number under the cursor (a count, or a rate's N); a value too large for
+  /// an `Int` is reported and kept as its digits, without a value.
+  mutating func takeWholeNumber() -> NumberLiteralSyntax {
     let digits = lexer.slice(token.start, token.end)
     let count = Literals.integer(digits)
     if count == nil { report(.numberTooLarge(text), at: token.range) }
     let number = NumberLiteralSyntax(
       digits: LiteralText(digits), value: count.map(Double.init), range: token.range)
     advance()
+    return number
+  }
+
+  /// Parses a rate, `N/s` or `N/m`: a whole number, `/` and the period, three tokens.
+  mutating func parseRate(after word: @autoclosure () -> String) -> ArgumentSyntax? {
+    guard token.kind == .number, !token.hasFraction else {
+      if token.kind != .error { report(.expectedRate(after: word()), at: token.range) }
+      return nil
+    }
+    let number = takeWholeNumber()
     guard token.kind == .slash else {
       report(.missingRatePeriod(number.text), at: SourceRange(start: previousEnd, end: previousEnd))
       return nil
