@@ -116,6 +116,17 @@ extension CompiledPolicy {
         slot.release()
         firstFailure = error
       }
+    } else if throttle != nil, !environment.isObserved, let throttle = throttleSlot(in: environment)
+    {
+      // `throttle xK` alone: the first attempt is counted and judged with one atomic step.
+      try throttle.admitFirst(in: environment)
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        throttle.recordAccept()
+        return value
+      } catch {
+        firstFailure = error
+      }
     } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
       // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
       let first = try await attemptFirst(
