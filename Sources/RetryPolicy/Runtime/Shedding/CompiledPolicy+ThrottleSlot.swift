@@ -4,9 +4,11 @@ extension CompiledPolicy {
   /// its throttle.
   private static let processWideThrottles = ProcessWideThrottles()
 
-  /// The throttle of the first attempt of a run in `environment` of a policy whose only
-  /// stage before an attempt is `throttle xK` (no `within`, `budget`, `breaker`, `limit` or
-  /// `rate`), with the process-wide registry; nil for any other run.
+  /// Asks the throttle for the first attempt of a run in `environment` of a policy whose
+  /// only stage before an attempt is `throttle xK` (no `within`, `budget`, `breaker`, `limit`
+  /// or `rate`), with the process-wide registry: returns the throttle that counts the
+  /// attempt's success when it may start; throws its refusal; returns nil, counting nothing,
+  /// for any other run.
   ///
   /// `run` asks such a throttle for the first attempt itself, as it takes the slot of
   /// `limit N` alone (``countedLimitSlot(in:)``): one atomic addition counts and judges the
@@ -16,6 +18,15 @@ extension CompiledPolicy {
   /// its error. The throttle is the one the driver finds
   /// (``RetryEnvironment/sharedState(for:)``).
   @usableFromInline
+  package func admitFirstThrottled(
+    in environment: borrowing RetryEnvironment
+  ) throws -> ThrottleSlot? {
+    guard let clause = throttle, let slot = throttleSlot(in: environment) else { return nil }
+    try slot.admitFirst(in: environment, clause: clause)
+    return slot
+  }
+
+  /// The throttle ``admitFirstThrottled(in:)`` asks; nil for any other run.
   package func throttleSlot(in environment: borrowing RetryEnvironment) -> ThrottleSlot? {
     guard deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, rate == nil,
       let clause = throttle, environment.registry === RetryStateRegistry.processWide
@@ -29,29 +40,27 @@ extension CompiledPolicy {
 }
 
 /// What a run's first attempt under `throttle xK` alone reads of the process-wide throttle
-/// of its policy: the window's counts, the origin of its clock and K, with the throttle
-/// itself not retained (the process-wide registry keeps it for the life of the process).
+/// of its policy: the window's counts and the origin of its clock, with the throttle itself
+/// not retained (the process-wide registry keeps it for the life of the process).
 @usableFromInline
 package struct ThrottleSlot {
   let counts: ThrottleCounts
   /// Where the throttle's system clock counts from.
   let origin: Int64
-  let clause: ThrottlePolicy
   let throttle: Unmanaged<AdaptiveThrottle>
 
-  /// The slot of `throttle`, which reads the system's clock from `origin`, for `clause`.
-  init(_ throttle: AdaptiveThrottle, origin: Int64, clause: ThrottlePolicy) {
+  /// The slot of `throttle`, which reads the system's clock from `origin`.
+  init(_ throttle: AdaptiveThrottle, origin: Int64) {
     counts = throttle.counts
     self.origin = origin
-    self.clause = clause
     self.throttle = Unmanaged.passUnretained(throttle)
   }
 
   /// Counts the first attempt and throws its refusal, drawn from the environment's random
   /// source as the driver draws (``AdaptiveThrottle/decide(_:drawingFrom:)``) when the
   /// refusal probability is above 0.
-  @usableFromInline
-  package func admitFirst(in environment: borrowing RetryEnvironment) throws {
+  @inline(__always)
+  func admitFirst(in environment: borrowing RetryEnvironment, clause: ThrottlePolicy) throws {
     let now = CircuitBreakerClock.systemNanoseconds(since: origin)
     let probability =
       counts.request(now: now, factor: clause.factor)
@@ -89,6 +98,7 @@ final class ProcessWideThrottles: @unchecked Sendable {
     let hasName: Bool
     let attemptTimeout: Duration?
     let hedge: HedgePolicy?
+    let clause: ThrottlePolicy
     let slot: ThrottleSlot
     /// The policy, which keeps its rules' storage alive.
     let policy: CompiledPolicy
@@ -105,7 +115,7 @@ final class ProcessWideThrottles: @unchecked Sendable {
     _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy,
     rules: UnsafeRawPointer?, clause: ThrottlePolicy
   ) -> Bool {
-    guard clause == entry.pointee.slot.clause, policy.rules.count == entry.pointee.ruleCount,
+    guard clause == entry.pointee.clause, policy.rules.count == entry.pointee.ruleCount,
       entry.pointee.hasName == (policy.name != nil),
       policy.attemptTimeout == entry.pointee.attemptTimeout, policy.hedge == entry.pointee.hedge
     else { return false }
@@ -131,7 +141,7 @@ final class ProcessWideThrottles: @unchecked Sendable {
     _ throttle: AdaptiveThrottle, clause: ThrottlePolicy, for policy: borrowing CompiledPolicy
   ) -> ThrottleSlot? {
     guard let origin = throttle.systemOrigin else { return nil }
-    let made = ThrottleSlot(throttle, origin: origin, clause: clause)
+    let made = ThrottleSlot(throttle, origin: origin)
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return made }
@@ -145,7 +155,7 @@ final class ProcessWideThrottles: @unchecked Sendable {
       memory.initialize(
         to: Entry(
           rules: rules, ruleCount: policy.rules.count, hasName: policy.name != nil,
-          attemptTimeout: policy.attemptTimeout, hedge: policy.hedge, slot: made,
+          attemptTimeout: policy.attemptTimeout, hedge: policy.hedge, clause: clause, slot: made,
           policy: copy policy, throttle: throttle))
       let (stored, original) = slots.claim(index, for: UnsafeRawPointer(memory))
       let kept = original.map(Self.entry(at:))
