@@ -98,9 +98,12 @@ struct ThrottleCountsTests {
     #expect(throttle.decide(0, drawingFrom: SystemRandomNumberGenerator()) == nil)
   }
 
-  @Test("with the system generator, a first attempt is refused with the SRE probability, not twice")
-  func firstAttemptDrawsOnce() async throws {
-    let policy = try compile(policy: "retry 0 on Boom throttle x1 over 2m")
+  @Test(
+    "with the system generator, a first attempt is refused with the SRE probability, not twice",
+    arguments: ["throttle x1 over 2m", "throttle x1 over 3m limit 100000"])
+  func firstAttemptDrawsOnce(clauses: String) async throws {
+    // Alone, `run` asks the throttle itself; with a limit, through its shedding gate.
+    let policy = try compile(policy: "retry 0 on Boom \(clauses)")
     let throttle = try #require(
       RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).throttle)
     let clause = try #require(policy.throttle)
@@ -120,5 +123,54 @@ struct ThrottleCountsTests {
     // About half; asking twice (a draw that admits, then the driver's) refused about 3 in 4.
     #expect((400..<600).contains(refused))
     #expect(throttle.counts(for: clause).requests == 11_000)
+  }
+}
+
+@Suite("Shedding: a run asks 'throttle' alone without the driver")
+struct ThrottleAloneTests {
+  private struct Other: Error {}
+
+  @Test(
+    "requests and accepts count as the driver counts them: a success, a retry, an error no rule takes"
+  )
+  func countsAsTheDriver() async throws {
+    let policy = try compile(
+      policyFile: "policy throttleAlone = retry 1 on Boom immediately throttle x2"
+    ).policies[0]
+    let environment = RetryEnvironment(
+      clock: ManualClock(), random: SeededRandomNumberGenerator(seed: 3))
+    let throttle = try #require(
+      RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).throttle)
+    let clause = try #require(policy.throttle)
+    #expect(try await policy.run(in: environment) { 1 } == 1)
+    #expect(throttle.counts(for: clause) == (requests: 1, accepts: 1))
+    // A failure a rule retries is no accept; the retry's success is.
+    var calls = 0
+    let value = try await policy.run(in: environment) { () async throws -> Int in
+      calls += 1
+      if calls == 1 { throw Boom() }
+      return calls
+    }
+    #expect(value == 2)
+    #expect(throttle.counts(for: clause) == (requests: 3, accepts: 2))
+    // An error no rule matches is an accept, and ends the run.
+    await #expect(throws: Other.self) {
+      try await policy.run(in: environment) { () async throws -> Int in throw Other() }
+    }
+    #expect(throttle.counts(for: clause) == (requests: 4, accepts: 3))
+  }
+
+  @Test("only the process-wide registry's throttle of a policy with 'throttle' alone is asked")
+  func onlyThrottleAlone() throws {
+    let alone = try compile(policy: "retry 1 throttle x3")
+    #expect(
+      try alone.admitFirstThrottled(in: RetryEnvironment(registry: RetryStateRegistry())) == nil)
+    for other in [
+      "retry 1 throttle x3 within 1s", "retry 1 throttle x3 limit 4",
+      "retry 1 throttle x3 rate 5/s",
+    ] {
+      #expect(try compile(policy: other).admitFirstThrottled(in: RetryEnvironment()) == nil)
+    }
+    #expect(try alone.admitFirstThrottled(in: RetryEnvironment()) != nil)
   }
 }

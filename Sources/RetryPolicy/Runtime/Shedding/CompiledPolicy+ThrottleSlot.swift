@@ -29,7 +29,8 @@ extension CompiledPolicy {
   /// The throttle ``admitFirstThrottled(in:)`` asks; nil for any other run.
   package func throttleSlot(in environment: borrowing RetryEnvironment) -> ThrottleSlot? {
     guard deadline == nil, budgetRatio == nil, breaker == nil, limit == nil, rate == nil,
-      let clause = throttle, environment.registry === RetryStateRegistry.processWide
+      let clause = throttle,
+      ObjectIdentifier(environment.registry) == Self.processWideThrottles.registry
     else { return nil }
     if let slot = Self.processWideThrottles.slot(for: self, clause: clause) { return slot }
     // The clock (an existential to copy) is read only when the registry is asked.
@@ -107,6 +108,9 @@ final class ProcessWideThrottles: @unchecked Sendable {
   }
 
   private let slots = SetOnceSlots()
+  /// The process-wide registry, whose throttles these are: compared without reading its
+  /// static property (and its lazy initialization's check) at every run.
+  let registry = ObjectIdentifier(RetryStateRegistry.processWide)
 
   init() {}
 
@@ -115,12 +119,13 @@ final class ProcessWideThrottles: @unchecked Sendable {
     _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy,
     rules: UnsafeRawPointer?, clause: ThrottlePolicy
   ) -> Bool {
+    let isSameRules = rules != nil && rules == entry.pointee.rules
     guard clause == entry.pointee.clause, policy.rules.count == entry.pointee.ruleCount,
       entry.pointee.hasName == (policy.name != nil),
       policy.attemptTimeout == entry.pointee.attemptTimeout, policy.hedge == entry.pointee.hedge
     else { return false }
     if entry.pointee.hasName, entry.pointee.policy.name != policy.name { return false }
-    if rules != nil, rules == entry.pointee.rules { return true }
+    if isSameRules { return true }
     return RecentPolicyStates<AdaptiveThrottle>.isSameValue(entry.pointee.policy, policy)
   }
 
