@@ -100,6 +100,7 @@ package final class SheddingGate: Sendable {
   /// the driver with nothing counted or taken (the request and the token are given back).
   @usableFromInline
   package func admitFirst(in environment: borrowing RetryEnvironment) -> Admission {
+    var counted = false
     if let throttle, let throttlePolicy {
       let probability = throttle.countRequest(policy: throttlePolicy)
       if probability > 0,
@@ -107,6 +108,7 @@ package final class SheddingGate: Sendable {
       {
         return .refused(refusal)
       }
+      counted = true
     }
     if let rate, let ratePolicy {
       let runClock: (any Clock<Duration>)? =
@@ -116,7 +118,7 @@ package final class SheddingGate: Sendable {
         break
       case .after, .refused:
         rate.cancelReservation(on: runClock)
-        throttle?.withdrawRequest()
+        if counted, let throttlePolicy { throttle?.withdrawRequest(policy: throttlePolicy) }
         return .driver
       }
     }
