@@ -105,6 +105,17 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
+    } else if throttle != nil, !environment.isObserved,
+      let throttle = try admitFirstThrottled(in: environment)
+    {
+      // `throttle xK` alone: the first attempt is counted and judged with one atomic step.
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        throttle.recordAccept()
+        return value
+      } catch {
+        firstFailure = error
+      }
     } else if !environment.isObserved, let slot = countedLimitSlot(in: environment) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
       try slot.acquire()
