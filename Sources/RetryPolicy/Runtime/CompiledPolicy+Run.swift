@@ -248,7 +248,16 @@ extension CompiledPolicy {
   ) async throws -> Success {
     // The continuous clock (the default) is driven as itself: the driver is then specialized
     // for it, where an opened clock's instants cost task allocations and metadata look-ups.
+    // Another clock is driven as the environment's ``ErasedClock``, for which the driver is
+    // specialized too, unless `rate` counts its tokens on it (by the clock's identity); the
+    // suspending clock as itself, whose waits go to the process's timer heap.
     guard environment.isContinuousClock else {
+      if rate == nil, let clock = environment.erasedClock {
+        return try await drive(
+          on: clock, in: environment, after: firstFailure, permit: permit,
+          recordingSince: recordingStart, into: recordingCounters, isolation: isolation,
+          operation)
+      }
       return try await drive(
         on: environment.clock, in: environment, after: firstFailure, permit: permit,
         recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
