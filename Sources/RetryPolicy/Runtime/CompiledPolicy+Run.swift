@@ -288,7 +288,15 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    try await drive(
+    // Another clock is driven as the environment's ``ErasedClock``, for which the driver is
+    // specialized too, unless `rate` counts its tokens on it (by the clock's identity); the
+    // suspending clock as itself, whose waits go to the process's timer heap.
+    if rate == nil, let clock = environment.erasedClock {
+      return try await drive(
+        on: clock, in: environment, after: firstFailure, permit: permit,
+        recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
+    }
+    return try await drive(
       on: environment.clock, in: environment, after: firstFailure, permit: permit,
       recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }
