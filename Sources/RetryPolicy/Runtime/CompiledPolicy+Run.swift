@@ -127,6 +127,18 @@ extension CompiledPolicy {
         slot.release()
         firstFailure = error
       }
+    } else if !environment.isObserved, let slot = adaptiveLimitSlot(in: environment) {
+      // `limit adaptive` alone: one atomic step each way; the limiter times a few attempts.
+      let start = try slot.acquire()
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        slot.release(started: start, isMeasured: true)
+        return value
+      } catch {
+        slot.release(
+          started: start, isMeasured: !(Task.isCancelled || error is CancellationError))
+        firstFailure = error
+      }
     } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
       // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
       let first = try await attemptFirst(
