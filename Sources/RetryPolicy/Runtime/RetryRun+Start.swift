@@ -174,6 +174,16 @@ struct Stopwatch<C: Clock<Duration>>: RunStopwatch {
   }
 }
 
+/// A ``RetryRefusal`` behind one reference, as a run keeps it (immutable: copies of the run
+/// may share it).
+final class RefusalBox: Sendable {
+  let value: RetryRefusal
+
+  init(_ value: RetryRefusal) {
+    self.value = value
+  }
+}
+
 /// What a run waits for before its next attempt: a delay on its clock, then a hook; with
 /// neither, a yield of the thread.
 @usableFromInline

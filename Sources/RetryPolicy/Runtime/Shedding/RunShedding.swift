@@ -50,7 +50,7 @@ package struct RunShedding: Sendable {
   /// Counts the tokens of `rate` on `clock`, the run's (a bucket made without a clock reads
   /// the clock of the run that asks it).
   package mutating func bindRate<C: Clock<Duration>>(to clock: C) {
-    rateClock = clock is ContinuousClock ? nil : clock
+    rateClock = clock is ContinuousClock || clock is ContinuousRunClock ? nil : clock
   }
 
   /// Asks the throttle; returns its refusal, nil when the attempt may go on.
