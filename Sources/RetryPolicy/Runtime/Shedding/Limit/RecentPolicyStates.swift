@@ -10,16 +10,76 @@ import Synchronization
 /// so the rules need not be compared one by one). A value that finds every slot taken by
 /// others goes to the table, as before. The entries hold nothing the table does not already
 /// keep for the life of the process, and are never freed.
-final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
-  /// A policy value and its object.
-  final class Entry: Sendable {
+final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable {
+  // Sound: the slots are atomics, and an entry is written only before it is published
+  // (releasing) and never after.
+
+  /// A policy value and its object, in memory of its own that is never freed: a lookup reads
+  /// its ``Key`` in place, retaining nothing but the object it returns.
+  struct Entry {
+    /// What a lookup compares: plain values, copied without a retain.
+    let key: Key
+    /// The policy, which keeps its rules' storage alive.
     let policy: CompiledPolicy
+    /// The object, kept alive.
     let value: Value
 
     init(policy: CompiledPolicy, value: Value) {
+      self.key = Key(policy)
       self.policy = policy
       self.value = value
     }
+  }
+
+  /// The plain properties of a policy value: all but its name and its rules, which are
+  /// compared by the address of their storage.
+  struct Key: Equatable {
+    /// The address of the storage of the policy's rules (0: none).
+    let rules: Int
+    let ruleCount: Int
+    let hasName: Bool
+    let deadline: Duration?
+    let attemptTimeout: Duration?
+    let budgetRatio: Double?
+    let hedge: HedgePolicy?
+    let breaker: CircuitBreakerPolicy?
+    let limit: ConcurrencyLimitPolicy?
+    let throttle: ThrottlePolicy?
+    let rate: RatePolicy?
+
+    init(_ policy: borrowing CompiledPolicy) {
+      rules = policy.rules.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
+      ruleCount = policy.rules.count
+      hasName = policy.name != nil
+      deadline = policy.deadline
+      attemptTimeout = policy.attemptTimeout
+      budgetRatio = policy.budgetRatio
+      hedge = policy.hedge
+      breaker = policy.breaker
+      limit = policy.limit
+      throttle = policy.throttle
+      rate = policy.rate
+    }
+  }
+
+  /// Whether `policy`, whose key is `key`, is the policy value of `entry`
+  /// (``isSameValue(_:_:)``): the plain properties first, then the name, and the rules one
+  /// by one only when they are not in the same storage.
+  @inline(__always)
+  private static func holds(
+    _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy, key: Key
+  ) -> Bool {
+    let kept = entry.pointee.key
+    guard kept.rules != key.rules || kept.rules == 0 else {
+      guard kept == key else { return false }
+      return !key.hasName || entry.pointee.policy.name == policy.name
+    }
+    // Values in different slots mostly differ in a clause: compared first, so that a
+    // mismatch copies nothing.
+    guard kept.rate == key.rate, kept.throttle == key.throttle, kept.limit == key.limit,
+      kept.deadline == key.deadline, kept.ruleCount == key.ruleCount
+    else { return false }
+    return isSameValue(entry.pointee.policy, policy)
   }
 
   /// The slots: the policy values that use a limiter (a throttle) in one process are few.
@@ -31,9 +91,10 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
 
   /// The object of `policy` when a slot holds it.
   func value(for policy: borrowing CompiledPolicy) -> Value? {
+    let key = Key(policy)
     for index in 0..<Self.slotCount {
       guard let entry = entry(at: index) else { return nil }
-      if Self.isSameValue(entry.policy, policy) { return entry.value }
+      if Self.holds(entry, policy, key: key) { return entry.pointee.value }
     }
     return nil
   }
@@ -44,32 +105,34 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return value }
+    let key = Key(policy)
     for index in 0..<Self.slotCount {
       if let entry = entry(at: index) {
-        if Self.isSameValue(entry.policy, policy) { return entry.value }
+        if Self.holds(entry, policy, key: key) { return entry.pointee.value }
         continue
       }
-      let made = Entry(policy: copy policy, value: value)
-      let (stored, kept) = slots.claim(
-        index, for: UnsafeRawPointer(Unmanaged.passRetained(made).toOpaque()))
+      let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
+      made.initialize(to: Entry(policy: copy policy, value: value))
+      let (stored, kept) = slots.claim(index, for: UnsafeRawPointer(made))
       if stored { return value }
-      // Another value took the slot first: `made` was retained for it, and is not kept.
-      Unmanaged.passUnretained(made).release()
-      if let kept = kept.map(Self.entry(at:)), Self.isSameValue(kept.policy, policy) {
-        return kept.value
+      // Another value took the slot first: `made` was never seen by another task.
+      made.deinitialize(count: 1)
+      made.deallocate()
+      if let kept = kept.map(Self.entry(at:)), Self.holds(kept, policy, key: key) {
+        return kept.pointee.value
       }
     }
     return value
   }
 
   /// The entry in slot `index`, when it is set.
-  private func entry(at index: Int) -> Entry? {
+  private func entry(at index: Int) -> UnsafeMutablePointer<Entry>? {
     slots.load(index).map(Self.entry(at:))
   }
 
-  /// The entry at `address`, which a slot holds (retained once, for good).
-  private static func entry(at address: UnsafeRawPointer) -> Entry {
-    Unmanaged<Entry>.fromOpaque(address).takeUnretainedValue()
+  /// The entry at `address`, which a slot holds.
+  private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
+    UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
   }
 
   /// Whether two policy values are equal (`==`), with the rules compared by their storage
