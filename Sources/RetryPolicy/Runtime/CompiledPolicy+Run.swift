@@ -258,12 +258,34 @@ extension CompiledPolicy {
           recordingSince: recordingStart, into: recordingCounters, isolation: isolation,
           operation)
       }
-      return try await drive(
-        on: environment.clock, in: environment, after: firstFailure, permit: permit,
-        recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
+      return try await driveOnOpenedClock(
+        in: environment, after: firstFailure, permit: permit, recordingSince: recordingStart,
+        into: recordingCounters, isolation: isolation, operation)
     }
     return try await drive(
       on: ContinuousClock(), in: environment, after: firstFailure, permit: permit,
+      recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
+  }
+
+  /// The driver loop over the environment's clock opened as its own type: the suspending
+  /// clock, or any clock under `rate`.
+  ///
+  /// Never inlined: the locals of an opened clock's type are task allocations made when the
+  /// function starts, which every run would pay, whatever its clock, if this were part of
+  /// ``drive(in:after:permit:recordingSince:into:isolation:_:)``.
+  @inlinable
+  @inline(never)
+  func driveOnOpenedClock<Success>(
+    in environment: RetryEnvironment,
+    after firstFailure: (any Error)?,
+    permit: CircuitBreakerStateMachine.Permit,
+    recordingSince recordingStart: UInt64?,
+    into recordingCounters: PolicyCounters?,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    try await drive(
+      on: environment.clock, in: environment, after: firstFailure, permit: permit,
       recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }
 

@@ -360,7 +360,12 @@ package struct RetryRun: Sendable {
   }
 
   /// ``perform(_:after:in:on:)`` on any other clock, which waits with its own `sleep`.
+  ///
+  /// Never inlined: its instants, of a clock type the standard library may change (the
+  /// continuous clock's too), are task allocations made when the function starts; inlined,
+  /// every run would make them, whether or not it waits here.
   @inlinable
+  @inline(never)
   nonisolated(nonsending) package mutating func performOnClock<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
