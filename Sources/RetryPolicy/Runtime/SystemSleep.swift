@@ -36,8 +36,75 @@ nonisolated(nonsending) func sleepFreeingOnCancel<C: Clock<Duration>>(
 @inline(__always)
 func isSystemClock<C: Clock<Duration>>(_: C.Type) -> Bool {
   let type = ObjectIdentifier(C.self)
-  return type == ObjectIdentifier(ContinuousClock.self)
+  return type == ObjectIdentifier(ContinuousRunClock.self)
+    || type == ObjectIdentifier(ContinuousClock.self)
     || type == ObjectIdentifier(SuspendingClock.self)
+}
+
+/// The continuous clock as the driver of a run sees it: the same time as `ContinuousClock`,
+/// with instants of a fixed layout.
+///
+/// `ContinuousClock` and its `Instant` come from a module built for library evolution: in a
+/// driver specialized for it, each instant is a task allocation of a size known only at run
+/// time, each reading of the clock a call through the protocol's witness table, and each of
+/// their type's metadata a value kept in the driver's frame. A run waiting for its retry holds
+/// all of them. This clock's instants are a `Duration` since a fixed instant of the process;
+/// it waits as `ContinuousClock` does.
+@usableFromInline
+package struct ContinuousRunClock: Clock {
+  /// A time on the clock: the time since ``origin``.
+  @usableFromInline
+  package struct Instant: InstantProtocol {
+    /// The time since ``ContinuousRunClock/origin``.
+    @usableFromInline let offset: Duration
+
+    @usableFromInline
+    init(offset: Duration) {
+      self.offset = offset
+    }
+
+    /// The instant `duration` later (at most about 8.9 billion years from the origin).
+    @usableFromInline
+    package func advanced(by duration: Duration) -> Instant {
+      Instant(offset: offset.addingClamped(duration))
+    }
+
+    /// The time from this instant to `other`.
+    @usableFromInline
+    package func duration(to other: Instant) -> Duration {
+      other.offset.subtractingClamped(offset)
+    }
+
+    @usableFromInline
+    package static func < (lhs: Instant, rhs: Instant) -> Bool {
+      lhs.offset < rhs.offset
+    }
+  }
+
+  /// The instant of the process the clock counts from.
+  static let origin = ContinuousClock.now
+
+  /// The clock.
+  @inlinable
+  package init() {}
+
+  /// Now, read on `ContinuousClock`.
+  @usableFromInline
+  package var now: Instant {
+    Instant(offset: Self.origin.duration(to: .now))
+  }
+
+  @usableFromInline
+  package var minimumResolution: Duration {
+    ContinuousClock().minimumResolution
+  }
+
+  /// Sleeps until `deadline` on `ContinuousClock`.
+  @usableFromInline
+  package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    try await ContinuousClock().sleep(
+      until: Self.origin.advanced(by: deadline.offset), tolerance: tolerance)
+  }
 }
 
 /// Sleeps `duration` in the process's timer heap, freed when it ends or is cancelled.
