@@ -105,6 +105,7 @@ package final class SheddingGate: Sendable {
   /// the driver with nothing counted or taken (the request and the token are given back).
   @usableFromInline
   package func admitFirst(in environment: borrowing RetryEnvironment) -> Admission {
+    var counted = false
     if let throttle, let throttlePolicy {
       let probability = throttle.countRequest(policy: throttlePolicy)
       if probability > 0,
@@ -112,6 +113,7 @@ package final class SheddingGate: Sendable {
       {
         return .refused(refusal)
       }
+      counted = true
     }
     if let rate, let ratePolicy {
       let runClock: (any Clock<Duration>)? =
@@ -124,7 +126,7 @@ package final class SheddingGate: Sendable {
         return .refused(refusal)
       }
       if within != nil || !rate.takeAtOnce(policy: ratePolicy, on: runClock) {
-        throttle?.withdrawRequest()
+        if counted, let throttlePolicy { throttle?.withdrawRequest(policy: throttlePolicy) }
         return .driver
       }
     }
