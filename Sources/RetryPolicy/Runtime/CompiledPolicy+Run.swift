@@ -116,6 +116,13 @@ extension CompiledPolicy {
         slot.release()
         firstFailure = error
       }
+    } else if !environment.isObserved, rateTokensAtHand(in: environment)?.take() == true {
+      // `rate` alone, a token handed out ahead: one atomic step, nothing to give back.
+      do {
+        return try await attempt(1, isolation: isolation, operation)
+      } catch {
+        firstFailure = error
+      }
     } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
       // `throttle`, `rate`, `limit` without `queue`: asked without the driver.
       let first = try await attemptFirst(

@@ -15,50 +15,23 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
   // (releasing) and never after.
 
   /// A policy value and its object, in memory of its own that is never freed: a lookup reads
-  /// its ``Key`` in place, retaining nothing but the object it returns.
+  /// its ``PolicyStateKey`` in place, retaining nothing but the object it returns.
   struct Entry {
     /// What a lookup compares: plain values, copied without a retain.
-    let key: Key
+    let key: PolicyStateKey
     /// The policy, which keeps its rules' storage alive.
     let policy: CompiledPolicy
     /// The object, kept alive.
     let value: Value
+    /// A plain value the object gave when it was kept (``keep(_:for:payload:)``), read
+    /// without retaining it.
+    let payload: Int
 
-    init(policy: CompiledPolicy, value: Value) {
-      self.key = Key(policy)
+    init(policy: CompiledPolicy, value: Value, payload: Int) {
+      self.key = PolicyStateKey(policy)
       self.policy = policy
       self.value = value
-    }
-  }
-
-  /// The plain properties of a policy value: all but its name and its rules, which are
-  /// compared by the address of their storage.
-  struct Key: Equatable {
-    /// The address of the storage of the policy's rules (0: none).
-    let rules: Int
-    let ruleCount: Int
-    let hasName: Bool
-    let deadline: Duration?
-    let attemptTimeout: Duration?
-    let budgetRatio: Double?
-    let hedge: HedgePolicy?
-    let breaker: CircuitBreakerPolicy?
-    let limit: ConcurrencyLimitPolicy?
-    let throttle: ThrottlePolicy?
-    let rate: RatePolicy?
-
-    init(_ policy: borrowing CompiledPolicy) {
-      rules = policy.rules.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
-      ruleCount = policy.rules.count
-      hasName = policy.name != nil
-      deadline = policy.deadline
-      attemptTimeout = policy.attemptTimeout
-      budgetRatio = policy.budgetRatio
-      hedge = policy.hedge
-      breaker = policy.breaker
-      limit = policy.limit
-      throttle = policy.throttle
-      rate = policy.rate
+      self.payload = payload
     }
   }
 
@@ -67,7 +40,7 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
   /// by one only when they are not in the same storage.
   @inline(__always)
   private static func holds(
-    _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy, key: Key
+    _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy, key: PolicyStateKey
   ) -> Bool {
     let kept = entry.pointee.key
     guard kept.rules != key.rules || kept.rules == 0 else {
@@ -91,7 +64,7 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
 
   /// The object of `policy` when a slot holds it.
   func value(for policy: borrowing CompiledPolicy) -> Value? {
-    let key = Key(policy)
+    let key = PolicyStateKey(policy)
     for index in 0..<Self.slotCount {
       guard let entry = entry(at: index) else { return nil }
       if Self.holds(entry, policy, key: key) { return entry.pointee.value }
@@ -99,20 +72,31 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
     return nil
   }
 
-  /// Keeps `value` as the object of `policy` in the first empty slot, unless another slot
-  /// holds `policy` first; returns the object kept (`value` when no slot is free).
-  func keep(_ value: Value, for policy: borrowing CompiledPolicy) -> Value {
+  /// The payload kept with the object of `policy` when a slot holds it: nothing is retained.
+  func payload(for policy: borrowing CompiledPolicy) -> Int? {
+    let key = PolicyStateKey(policy)
+    for index in 0..<Self.slotCount {
+      guard let entry = entry(at: index) else { return nil }
+      if Self.holds(entry, policy, key: key) { return entry.pointee.payload }
+    }
+    return nil
+  }
+
+  /// Keeps `value` as the object of `policy` in the first empty slot, with `payload` (a plain
+  /// value that the object keeps valid), unless another slot holds `policy` first; returns
+  /// the object kept (`value` when no slot is free).
+  func keep(_ value: Value, for policy: borrowing CompiledPolicy, payload: Int = 0) -> Value {
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return value }
-    let key = Key(policy)
+    let key = PolicyStateKey(policy)
     for index in 0..<Self.slotCount {
       if let entry = entry(at: index) {
         if Self.holds(entry, policy, key: key) { return entry.pointee.value }
         continue
       }
       let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
-      made.initialize(to: Entry(policy: copy policy, value: value))
+      made.initialize(to: Entry(policy: copy policy, value: value, payload: payload))
       let (stored, kept) = slots.claim(index, for: UnsafeRawPointer(made))
       if stored { return value }
       // Another value took the slot first: `made` was never seen by another task.
@@ -158,5 +142,36 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
       && kept.hedge == policy.hedge && kept.breaker == policy.breaker
       && kept.limit == policy.limit && kept.throttle == policy.throttle
       && kept.rate == policy.rate
+  }
+}
+
+/// The plain properties of a policy value: all but its name and its rules, which are
+/// compared by the address of their storage.
+struct PolicyStateKey: Equatable {
+  /// The address of the storage of the policy's rules (0: none).
+  let rules: Int
+  let ruleCount: Int
+  let hasName: Bool
+  let deadline: Duration?
+  let attemptTimeout: Duration?
+  let budgetRatio: Double?
+  let hedge: HedgePolicy?
+  let breaker: CircuitBreakerPolicy?
+  let limit: ConcurrencyLimitPolicy?
+  let throttle: ThrottlePolicy?
+  let rate: RatePolicy?
+
+  init(_ policy: borrowing CompiledPolicy) {
+    rules = policy.rules.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
+    ruleCount = policy.rules.count
+    hasName = policy.name != nil
+    deadline = policy.deadline
+    attemptTimeout = policy.attemptTimeout
+    budgetRatio = policy.budgetRatio
+    hedge = policy.hedge
+    breaker = policy.breaker
+    limit = policy.limit
+    throttle = policy.throttle
+    rate = policy.rate
   }
 }
