@@ -105,6 +105,17 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
+    } else if throttle != nil, !environment.isObserved,
+      let throttle = try admitFirstThrottled(in: environment)
+    {
+      // `throttle xK` alone: the first attempt is counted and judged with one atomic step.
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        throttle.recordAccept()
+        return value
+      } catch {
+        firstFailure = error
+      }
     } else if !environment.isObserved, let slot = countedLimitSlot(in: environment) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
       try slot.acquire()
@@ -121,6 +132,18 @@ extension CompiledPolicy {
       do {
         return try await attempt(1, isolation: isolation, operation)
       } catch {
+        firstFailure = error
+      }
+    } else if !environment.isObserved, let slot = adaptiveLimitSlot(in: environment) {
+      // `limit adaptive` alone: one atomic step each way; the limiter times a few attempts.
+      let start = try slot.acquire()
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        slot.release(started: start, isMeasured: true)
+        return value
+      } catch {
+        slot.release(
+          started: start, isMeasured: !(Task.isCancelled || error is CancellationError))
         firstFailure = error
       }
     } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
@@ -242,8 +265,11 @@ extension CompiledPolicy {
   /// a plain call from the caller's own frame and isolation.
   ///
   /// It opens the environment's clock once (see ``drive(on:in:after:isolation:_:)``).
+  ///
+  /// Never inlined into `run`: a run waiting for its retry holds both frames, and `run`'s
+  /// stays small enough for the task's first slab (with this inlined, it took 1,408 bytes).
   @inlinable
-  @inline(__always)
+  @inline(never)
   func drive<Success>(
     in environment: RetryEnvironment,
     after firstFailure: (any Error)?,
@@ -253,15 +279,44 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    // The continuous clock (the default) is driven as itself: the driver is then specialized
-    // for it, where an opened clock's instants cost task allocations and metadata look-ups.
+    // The continuous clock (the default) is driven as ``ContinuousRunClock``: the driver is
+    // then specialized for a clock whose instants have a fixed layout, where an opened clock's
+    // (and `ContinuousClock`'s own) instants cost task allocations and metadata look-ups that
+    // a waiting run holds.
     guard environment.isContinuousClock else {
+      return try await driveOnEnvironmentClock(
+        in: environment, after: firstFailure, permit: permit, recordingSince: recordingStart,
+        into: recordingCounters, isolation: isolation, operation)
+    }
+    return try await drive(
+      on: ContinuousRunClock(), in: environment, after: firstFailure, permit: permit,
+      recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
+  }
+
+  /// The driver loop over the environment's clock, opened (a test's manual clock): out of line,
+  /// so that the frame of the driver above, which a run waiting for its retry holds, has one
+  /// run and the values of one loop, not those of both.
+  @inlinable
+  @inline(never)
+  func driveOnEnvironmentClock<Success>(
+    in environment: RetryEnvironment,
+    after firstFailure: (any Error)?,
+    permit: CircuitBreakerStateMachine.Permit,
+    recordingSince recordingStart: UInt64?,
+    into recordingCounters: PolicyCounters?,
+    isolation: isolated (any Actor)?,
+    _ operation: () async throws -> Success
+  ) async throws -> Success {
+    // Another clock is driven as the environment's ``ErasedClock``, for which the driver is
+    // specialized too, unless `rate` counts its tokens on it (by the clock's identity); the
+    // suspending clock as itself, whose waits go to the process's timer heap.
+    if rate == nil, let clock = environment.erasedClock {
       return try await drive(
-        on: environment.clock, in: environment, after: firstFailure, permit: permit,
+        on: clock, in: environment, after: firstFailure, permit: permit,
         recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
     }
     return try await drive(
-      on: ContinuousClock(), in: environment, after: firstFailure, permit: permit,
+      on: environment.clock, in: environment, after: firstFailure, permit: permit,
       recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }
 
@@ -314,10 +369,17 @@ extension CompiledPolicy {
       policy: self, environment: environment, clock: clock,
       attempts: firstFailure == nil ? 0 : 1, permit: permit, startedAt: start,
       recordingSince: recordingStart, into: recordingCounters)
-    if let firstFailure, let wait = try run.decideRetry(after: firstFailure, in: environment) {
-      try await run.perform(wait, after: firstFailure, in: environment, on: clock)
-    }
+    // The failure of the last attempt, handled at the top of the loop: one place that
+    // decides and waits, so that the frame (which a waiting run holds) has one set of the
+    // wait's values, not one for the first failure and one for the others.
+    var failure = firstFailure
     while true {
+      if let error = failure {
+        failure = nil
+        if let wait = try run.decideRetry(after: error, in: environment) {
+          try await run.perform(wait, after: error, in: environment, on: clock)
+        }
+      }
       if let wait = try run.startAttempt(in: environment) {
         try await run.admit(after: wait, in: environment, on: clock)
       }
@@ -326,9 +388,7 @@ extension CompiledPolicy {
         run.finishSucceeded(in: environment)
         return value
       } catch {
-        if let wait = try run.decideRetry(after: error, in: environment) {
-          try await run.perform(wait, after: error, in: environment, on: clock)
-        }
+        failure = error
       }
     }
   }

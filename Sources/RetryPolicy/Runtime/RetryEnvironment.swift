@@ -227,11 +227,16 @@ extension RetryEnvironment {
     @usableFromInline let isContinuousClock: Bool
     /// Whether an observer or metrics watch the runs.
     @usableFromInline let isObserved: Bool
+    /// ``Parts/clock`` as an ``ErasedClock``, for a clock other than the continuous and the
+    /// suspending clock; nil for those two.
+    @usableFromInline let erasedClock: ErasedClock?
 
     init(_ parts: Parts) {
       self.parts = parts
       isContinuousClock = parts.clock is ContinuousClock
       isObserved = parts.observer != nil || parts.metrics != nil
+      erasedClock =
+        isContinuousClock || parts.clock is SuspendingClock ? nil : ErasedClock(parts.clock)
     }
   }
 

@@ -23,6 +23,18 @@ package struct RetryRun: Sendable {
   private let budgetRatio: Double
   /// The circuit breaker each attempt asks first, when the policy has `breaker`.
   var circuit: RunCircuit?
+  // The flags sit in the padding after `circuit`: every byte of the run is a byte of the
+  // driver's frame, which a run waiting for its retry holds (see `ContinuousRunClock`).
+  /// Whether the next attempt is the first of its run, which deposits into the budget
+  /// instead of withdrawing.
+  private var isFirstOfEpisode: Bool
+  /// Whether ``recorder`` is set (by `record(into:policy:timingSince:)`): a plain flag, read
+  /// on every attempt, where the check of the optional's payload is a call.
+  var isRecording = false
+  /// Which stages the policy has, so that a run of a policy with none of them (the common
+  /// `retry N …`) asks none: each flag is set when the policy has the clause, whether or not
+  /// the run found its shared object (the checks of the objects themselves stay).
+  private let stages: Stages
   /// The throttle, rate and limit each attempt asks after the breaker, when the policy has
   /// them.
   var shedding: RunShedding?
@@ -35,9 +47,6 @@ package struct RetryRun: Sendable {
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
   private(set) var pendingError: (any Error)?
-  /// Whether the next attempt is the first of its run, which deposits into the budget
-  /// instead of withdrawing.
-  private var isFirstOfEpisode: Bool
   /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
   private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
@@ -45,16 +54,15 @@ package struct RetryRun: Sendable {
   /// Why this run may make no retry, when it may not (RetryPolicyHTTP's `notIdempotent`: a
   /// request it may not send twice): a failure a rule would retry then ends the run as
   /// `retriesRefused`, after the breaker and the budget counted it as any failure.
-  package var retryRefusal: RetryRefusal?
+  package var retryRefusal: RetryRefusal? {
+    get { refusal?.value }
+    set { refusal = newValue.map(RefusalBox.init) }
+  }
+  /// ``retryRefusal``, behind one reference: set only by RetryPolicyHTTP, it takes 8 bytes of
+  /// the run instead of 32.
+  private var refusal: RefusalBox?
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
   var recorder: RunRecorder?
-  /// Whether ``recorder`` is set (by `record(into:policy:timingSince:)`): a plain flag, read
-  /// on every attempt, where the check of the optional's payload is a call.
-  var isRecording = false
-  /// Which stages the policy has, so that a run of a policy with none of them (the common
-  /// `retry N …`) asks none: each flag is set when the policy has the clause, whether or not
-  /// the run found its shared object (the checks of the objects themselves stay).
-  private let stages: Stages
 
   /// How often a run of retries that never suspend yields its thread: every 4th such retry.
   package static var yieldInterval: Int { 4 }
@@ -175,7 +183,7 @@ package struct RetryRun: Sendable {
         }
       case .throttle:
         if shedding != nil,
-          let refusal = shedding?.admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
+          let refusal = shedding?.admitThrottle(drawingFrom: &random)
         {
           throw refuse(.throttled, refusal, in: environment, elapsed: given)
         }
@@ -184,6 +192,7 @@ package struct RetryRun: Sendable {
         if shedding != nil,
           let wait = try admitShedding(stage, next: index, in: environment, elapsed: given)
         {
+          if isRecording { recorder?.willWait() }
           return wait
         }
       case .budget:
@@ -204,8 +213,9 @@ package struct RetryRun: Sendable {
     }
     machine.attemptStarted()
     if isRecording {
-      let now = Self.recordingTime(given, recorder, stopwatch)
-      recorder?.attemptStarted(machine.attempts, at: now)
+      // A retry's attempt that starts at once starts when the failure was recorded.
+      let now = recorder?.retryStart(given) ?? Self.recordingTime(given, recorder, stopwatch)
+      recorder?.attemptStarted(at: now)
     }
     environment.report(.attemptStarted(attempt: machine.attempts))
     return nil
@@ -274,7 +284,7 @@ package struct RetryRun: Sendable {
   ) throws -> RetryWait? {
     if isRecording {
       let now = Self.recordingTime(given, recorder, stopwatch)
-      recorder?.attemptFailed(machine.attempts, at: now)
+      recorder?.attemptFailed(at: now)
     }
     environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
@@ -307,7 +317,7 @@ package struct RetryRun: Sendable {
         throw stop(.circuitOpen, error, in: environment, elapsed: given)
       }
     }
-    if let retryRefusal, case .retry = action {
+    if let retryRefusal = refusal?.value, case .retry = action {
       throw stop(.retriesRefused(retryRefusal), error, in: environment, elapsed: given)
     }
     switch action {
@@ -331,9 +341,12 @@ package struct RetryRun: Sendable {
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
         guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
+        if isRecording { recorder?.willWait() }
         return RetryWait(delay: delay, hook: nil)
       }
       retriesWithoutSuspending = 0
+      // The next attempt's start is read after the wait (see ``RunRecorder``).
+      if isRecording { recorder?.willWait() }
       return RetryWait(delay: delay, hook: hook)
     }
   }
@@ -360,7 +373,11 @@ package struct RetryRun: Sendable {
   }
 
   /// ``perform(_:after:in:on:)`` on any other clock, which waits with its own `sleep`.
+  ///
+  /// Never inlined: its instants and its hook would take room in the driver's frame, which a
+  /// run waiting on the timer heap holds.
   @inlinable
+  @inline(never)
   nonisolated(nonsending) package mutating func performOnClock<C: Clock<Duration>>(
     _ wait: RetryWait, after error: any Error, in environment: RetryEnvironment, on clock: C
   ) async throws {
@@ -405,7 +422,7 @@ package struct RetryRun: Sendable {
   ) {
     if isRecording {
       let now = Self.recordingTime(given, recorder, stopwatch)
-      recorder?.finished(outcome, attempts: machine.attempts, at: now)
+      recorder?.finished(outcome, at: now)
     }
     guard environment.observer != nil else { return }
     let summary = RetrySummary(

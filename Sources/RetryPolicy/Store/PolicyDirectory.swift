@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Every name a store has had and the cell of its current policy, searched without the store's
-/// lock: what `store["payments"]` reads.
+/// lock: what `store["payments"]` reads, through the cell's slot, never retaining the cell.
 ///
 /// A store's cells never go away (a removed name keeps its cell, marked removed, and a handle
 /// follows it when it comes back), so the directory only grows: a reload that brings a new name
@@ -35,6 +35,8 @@ final class PolicyDirectory: @unchecked Sendable {
     let count: Atomic<Int>
     let names: UnsafeMutablePointer<String>
     let cells: UnsafeMutablePointer<PolicyCell>
+    /// Each cell's slot, read without retaining the cell (which `cells` keeps alive).
+    let slots: UnsafeMutablePointer<UnsafeMutablePointer<PolicyCell.Slot>>
     /// `2 × capacity` slots by hash: the position of a name plus one, or 0 for an empty slot.
     let index: UnsafeMutablePointer<Atomic<Int>>
 
@@ -43,19 +45,20 @@ final class PolicyDirectory: @unchecked Sendable {
       count = Atomic(0)
       names = .allocate(capacity: capacity)
       cells = .allocate(capacity: capacity)
+      slots = .allocate(capacity: capacity)
       index = .allocate(capacity: 2 * capacity)
       for slot in 0..<(2 * capacity) {
         (index + slot).initialize(to: Atomic(0))
       }
     }
 
-    /// The cell of `name`, or nil.
+    /// The position of `name`, or nil.
     @inline(__always)
-    func cell(named name: String) -> PolicyCell? {
+    func position(of name: String) -> Int? {
       let published = count.load(ordering: .acquiring)
       if published <= PolicyDirectory.linearSearchLimit {
         for position in 0..<published where names[position] == name {
-          return cells[position]
+          return position
         }
         return nil
       }
@@ -64,7 +67,7 @@ final class PolicyDirectory: @unchecked Sendable {
       while true {
         let entry = index[slot].load(ordering: .acquiring)
         guard entry != 0 else { return nil }
-        if names[entry - 1] == name { return cells[entry - 1] }
+        if names[entry - 1] == name { return entry - 1 }
         slot = (slot + 1) & mask
       }
     }
@@ -74,6 +77,7 @@ final class PolicyDirectory: @unchecked Sendable {
       let position = count.load(ordering: .relaxed)
       (names + position).initialize(to: name)
       (cells + position).initialize(to: cell)
+      (slots + position).initialize(to: cell.slot)
       let mask = 2 * capacity - 1
       var slot = name.hashValue & mask
       while index[slot].load(ordering: .relaxed) != 0 {
@@ -90,6 +94,8 @@ final class PolicyDirectory: @unchecked Sendable {
       names.deallocate()
       cells.deinitialize(count: published)
       cells.deallocate()
+      slots.deinitialize(count: published)
+      slots.deallocate()
       index.deinitialize(count: 2 * capacity)
       index.deallocate()
     }
@@ -116,7 +122,23 @@ final class PolicyDirectory: @unchecked Sendable {
   /// The cell of `name`, or nil when the store never had that name.
   @inline(__always)
   func cell(named name: String) -> PolicyCell? {
-    current.load(ordering: .acquiring).pointee.cell(named: name)
+    let storage = current.load(ordering: .acquiring)
+    guard let position = storage.pointee.position(of: name) else { return nil }
+    return storage.pointee.cells[position]
+  }
+
+  /// The current policy of `name`, or nil when the store does not have that name now: what
+  /// `store["payments"]` reads.
+  ///
+  /// Read through the cell's slot, so that the cell is never retained: the search, two
+  /// atomic loads and the copy of the policy.
+  @inline(__always)
+  func policy(named name: String) -> CompiledPolicy? {
+    let storage = current.load(ordering: .acquiring)
+    guard let position = storage.pointee.position(of: name) else { return nil }
+    let slot = storage.pointee.slots[position]
+    guard !slot.pointee.removed.load(ordering: .acquiring) else { return nil }
+    return slot.pointee.current.load(ordering: .acquiring).pointee.policy
   }
 
   /// Adds a name the directory does not have yet, with its cell.

@@ -61,13 +61,22 @@ public final class PolicyHandle: Sendable {
 /// or its state, so the cell grows by one small allocation per change of that policy.
 @usableFromInline
 final class PolicyCell: @unchecked Sendable {
-  // Sound: `current` is atomic; a version's memory is written once, before it is published
-  // with a releasing store, and freed only in `deinit`, when no reader holds the cell;
-  // `published` is read and written only while its lock is held.
-  @usableFromInline let current: Atomic<UnsafeMutablePointer<Version>>
-  private let removed = Atomic<Bool>(false)
+  // Sound: `slot`'s fields are atomic, and the slot is freed only in `deinit`, when neither a
+  // reader nor the store's directory (which keeps every cell) holds the cell; a version's
+  // memory is written once, before it is published with a releasing store, and freed only in
+  // `deinit`; `published` is read and written only while its lock is held.
+  /// The current version and the removed flag, at an address that never moves while the cell
+  /// lives: the store's directory reads them there without retaining the cell.
+  @usableFromInline let slot: UnsafeMutablePointer<Slot>
   /// The address of every version published, freed with the cell.
   private let published: Locked<[Int]>
+
+  /// What a reader of the cell loads: its current version, and whether it is removed.
+  @usableFromInline
+  struct Slot: ~Copyable {
+    @usableFromInline let current: Atomic<UnsafeMutablePointer<Version>>
+    let removed: Atomic<Bool>
+  }
 
   /// A policy and its entry, as one reload published them.
   @usableFromInline
@@ -80,7 +89,8 @@ final class PolicyCell: @unchecked Sendable {
   init(_ first: StoreEntry) {
     let version = Self.allocate(first)
     published = Locked([Int(bitPattern: version)])
-    current = Atomic(version)
+    slot = .allocate(capacity: 1)
+    slot.initialize(to: Slot(current: Atomic(version), removed: Atomic(false)))
   }
 
   deinit {
@@ -91,6 +101,8 @@ final class PolicyCell: @unchecked Sendable {
         version.deallocate()
       }
     }
+    slot.deinitialize(count: 1)
+    slot.deallocate()
   }
 
   private static func allocate(_ entry: StoreEntry) -> UnsafeMutablePointer<Version> {
@@ -102,30 +114,30 @@ final class PolicyCell: @unchecked Sendable {
   /// The policy last published.
   @inlinable
   var policy: CompiledPolicy {
-    current.load(ordering: .acquiring).pointee.policy
+    slot.pointee.current.load(ordering: .acquiring).pointee.policy
   }
 
   /// The entry last published.
   var entry: StoreEntry {
-    current.load(ordering: .acquiring).pointee.entry
+    slot.pointee.current.load(ordering: .acquiring).pointee.entry
   }
 
   /// Whether the name was removed by the last reload.
   var isRemoved: Bool {
-    removed.load(ordering: .acquiring)
+    slot.pointee.removed.load(ordering: .acquiring)
   }
 
   /// Makes `entry` the current one.
   func publish(_ entry: StoreEntry) {
     let version = Self.allocate(entry)
     published.withLock { $0.append(Int(bitPattern: version)) }
-    current.store(version, ordering: .releasing)
-    removed.store(false, ordering: .releasing)
+    slot.pointee.current.store(version, ordering: .releasing)
+    slot.pointee.removed.store(false, ordering: .releasing)
   }
 
   /// Marks the name removed by a reload.
   func markRemoved() {
-    removed.store(true, ordering: .releasing)
+    slot.pointee.removed.store(true, ordering: .releasing)
   }
 }
 

@@ -92,8 +92,7 @@ public final class PolicyStore: Sendable {
   /// search of the names the store has had (in order for a few, by hash for more), and one
   /// atomic load of the name's current policy, which each reload publishes.
   public subscript(name: String) -> CompiledPolicy? {
-    guard let cell = directory.cell(named: name), !cell.isRemoved else { return nil }
-    return cell.policy
+    directory.policy(named: name)
   }
 
   /// The current policy of that name.

@@ -6,56 +6,59 @@ import Synchronization
 ///
 /// Each of its ``slotCount`` slots is set once, by the first policy value that finds it
 /// empty, and then never changes; a lookup reads the slots in order, with one atomic load and
-/// one comparison each (``isSameValue(_:_:)``: a copy of a policy shares its rules' storage,
-/// so the rules need not be compared one by one). A value that finds every slot taken by
+/// a comparison of plain fields each (the rules by the address of their storage: a copy of a
+/// policy shares it, so the rules need not be compared one by one, and neither policy is
+/// copied; ``isSameValue(_:_:)`` when the storage differs). A value that finds every slot taken by
 /// others goes to the table, as before. The entries hold nothing the table does not already
 /// keep for the life of the process, and are never freed.
 final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable {
   // Sound: the slots are atomics, and an entry is written only before it is published
   // (releasing) and never after.
 
-  /// A policy value and its object, in memory of its own that is never freed: a lookup reads
-  /// its ``PolicyStateKey`` in place, retaining nothing but the object it returns.
+  /// A policy value and its object, in memory of its own that is never freed.
   struct Entry {
-    /// What a lookup compares: plain values, copied without a retain.
-    let key: PolicyStateKey
+    /// What a lookup compares first: plain values, read without a copy of the policy.
+    let key: Key
     /// The policy, which keeps its rules' storage alive.
     let policy: CompiledPolicy
-    /// The object, kept alive.
     let value: Value
     /// A plain value the object gave when it was kept (``keep(_:for:payload:)``), read
-    /// without retaining it.
+    /// without retaining the object.
     let payload: Int
+  }
 
-    init(policy: CompiledPolicy, value: Value, payload: Int) {
-      self.key = PolicyStateKey(policy)
-      self.policy = policy
-      self.value = value
-      self.payload = payload
+  /// The plain fields of an entry's policy: the address of its rules' storage, and every
+  /// clause but the name, which is compared only when there is one.
+  struct Key {
+    let rules: UnsafeRawPointer?
+    let ruleCount: Int
+    let hasName: Bool
+    let deadline: Duration?
+    let attemptTimeout: Duration?
+    let budgetRatio: Double?
+    let hedge: HedgePolicy?
+    let breaker: CircuitBreakerPolicy?
+    let limit: ConcurrencyLimitPolicy?
+    let throttle: ThrottlePolicy?
+    let rate: RatePolicy?
+
+    init(_ policy: borrowing CompiledPolicy) {
+      rules = RecentPolicyStates.address(of: policy)
+      ruleCount = policy.rules.count
+      hasName = policy.name != nil
+      deadline = policy.deadline
+      attemptTimeout = policy.attemptTimeout
+      budgetRatio = policy.budgetRatio
+      hedge = policy.hedge
+      breaker = policy.breaker
+      limit = policy.limit
+      throttle = policy.throttle
+      rate = policy.rate
     }
   }
 
-  /// Whether `policy`, whose key is `key`, is the policy value of `entry`
-  /// (``isSameValue(_:_:)``): the plain properties first, then the name, and the rules one
-  /// by one only when they are not in the same storage.
-  @inline(__always)
-  private static func holds(
-    _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy, key: PolicyStateKey
-  ) -> Bool {
-    let kept = entry.pointee.key
-    guard kept.rules != key.rules || kept.rules == 0 else {
-      guard kept == key else { return false }
-      return !key.hasName || entry.pointee.policy.name == policy.name
-    }
-    // Values in different slots mostly differ in a clause: compared first, so that a
-    // mismatch copies nothing.
-    guard kept.rate == key.rate, kept.throttle == key.throttle, kept.limit == key.limit,
-      kept.deadline == key.deadline, kept.ruleCount == key.ruleCount
-    else { return false }
-    return isSameValue(entry.pointee.policy, policy)
-  }
-
-  /// The slots: the policy values that use a limiter (a throttle) in one process are few.
+  /// The slots: the policy values that use a limiter (a throttle, a rate) in one process are
+  /// few.
   static var slotCount: Int { SetOnceSlots.count }
 
   private let slots = SetOnceSlots()
@@ -64,20 +67,20 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
 
   /// The object of `policy` when a slot holds it.
   func value(for policy: borrowing CompiledPolicy) -> Value? {
-    let key = PolicyStateKey(policy)
+    let rules = Self.address(of: policy)
     for index in 0..<Self.slotCount {
       guard let entry = entry(at: index) else { return nil }
-      if Self.holds(entry, policy, key: key) { return entry.pointee.value }
+      if Self.holds(entry, policy, rules: rules) { return entry.pointee.value }
     }
     return nil
   }
 
   /// The payload kept with the object of `policy` when a slot holds it: nothing is retained.
   func payload(for policy: borrowing CompiledPolicy) -> Int? {
-    let key = PolicyStateKey(policy)
+    let rules = Self.address(of: policy)
     for index in 0..<Self.slotCount {
       guard let entry = entry(at: index) else { return nil }
-      if Self.holds(entry, policy, key: key) { return entry.pointee.payload }
+      if Self.holds(entry, policy, rules: rules) { return entry.pointee.payload }
     }
     return nil
   }
@@ -89,24 +92,45 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return value }
-    let key = PolicyStateKey(policy)
+    let rules = Self.address(of: policy)
     for index in 0..<Self.slotCount {
       if let entry = entry(at: index) {
-        if Self.holds(entry, policy, key: key) { return entry.pointee.value }
+        if Self.holds(entry, policy, rules: rules) { return entry.pointee.value }
         continue
       }
       let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
-      made.initialize(to: Entry(policy: copy policy, value: value, payload: payload))
-      let (stored, kept) = slots.claim(index, for: UnsafeRawPointer(made))
+      made.initialize(
+        to: Entry(key: Key(policy), policy: copy policy, value: value, payload: payload))
+      let (stored, original) = slots.claim(index, for: UnsafeRawPointer(made))
       if stored { return value }
       // Another value took the slot first: `made` was never seen by another task.
       made.deinitialize(count: 1)
       made.deallocate()
-      if let kept = kept.map(Self.entry(at:)), Self.holds(kept, policy, key: key) {
+      if let kept = original.map(Self.entry(at:)), Self.holds(kept, policy, rules: rules) {
         return kept.pointee.value
       }
     }
     return value
+  }
+
+  /// Whether `entry` holds `policy`, whose rules are stored at `rules`: its key's plain
+  /// fields first, without copying either policy; the name when there is one, and the rules
+  /// one by one only when they are stored elsewhere.
+  private static func holds(
+    _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy,
+    rules: UnsafeRawPointer?
+  ) -> Bool {
+    let key = entry.pointee.key
+    guard key.ruleCount == policy.rules.count, key.limit == policy.limit,
+      key.throttle == policy.throttle, key.rate == policy.rate, key.breaker == policy.breaker,
+      key.deadline == policy.deadline, key.attemptTimeout == policy.attemptTimeout,
+      key.budgetRatio == policy.budgetRatio, key.hedge == policy.hedge,
+      key.hasName == (policy.name != nil)
+    else { return false }
+    guard rules != nil, rules == key.rules else {
+      return isSameValue(entry.pointee.policy, policy)
+    }
+    return !key.hasName || entry.pointee.policy.name == policy.name
   }
 
   /// The entry in slot `index`, when it is set.
@@ -117,6 +141,11 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
   /// The entry at `address`, which a slot holds.
   private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
     UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
+  }
+
+  /// The address of the storage of `policy`'s rules.
+  static func address(of policy: borrowing CompiledPolicy) -> UnsafeRawPointer? {
+    policy.rules.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
   }
 
   /// Whether two policy values are equal (`==`), with the rules compared by their storage
@@ -142,36 +171,5 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
       && kept.hedge == policy.hedge && kept.breaker == policy.breaker
       && kept.limit == policy.limit && kept.throttle == policy.throttle
       && kept.rate == policy.rate
-  }
-}
-
-/// The plain properties of a policy value: all but its name and its rules, which are
-/// compared by the address of their storage.
-struct PolicyStateKey: Equatable {
-  /// The address of the storage of the policy's rules (0: none).
-  let rules: Int
-  let ruleCount: Int
-  let hasName: Bool
-  let deadline: Duration?
-  let attemptTimeout: Duration?
-  let budgetRatio: Double?
-  let hedge: HedgePolicy?
-  let breaker: CircuitBreakerPolicy?
-  let limit: ConcurrencyLimitPolicy?
-  let throttle: ThrottlePolicy?
-  let rate: RatePolicy?
-
-  init(_ policy: borrowing CompiledPolicy) {
-    rules = policy.rules.withUnsafeBufferPointer { Int(bitPattern: $0.baseAddress) }
-    ruleCount = policy.rules.count
-    hasName = policy.name != nil
-    deadline = policy.deadline
-    attemptTimeout = policy.attemptTimeout
-    budgetRatio = policy.budgetRatio
-    hedge = policy.hedge
-    breaker = policy.breaker
-    limit = policy.limit
-    throttle = policy.throttle
-    rate = policy.rate
   }
 }

@@ -11,7 +11,8 @@ import Synchronization
 // hour. On the continuous and suspending clocks every wait of the runtime (a retry's delay, a
 // Retry-After wait, a hedge timer, a `timeout` timer) is therefore an entry in one timer heap
 // for the process (``SystemTimerHeap``): a deadline and the waiting task's continuation, some
-// 50 bytes, behind a single Dispatch timer set to the earliest deadline. Cancellation takes
+// 50 bytes, behind a single Dispatch timer set to the earliest deadline (rounded up to the
+// millisecond, so that the waits due within one end together). Cancellation takes
 // the continuation out and resumes it at once. Other clocks keep their own `sleep`:
 // `ManualClock` frees a cancelled sleeper at once.
 
@@ -36,8 +37,75 @@ nonisolated(nonsending) func sleepFreeingOnCancel<C: Clock<Duration>>(
 @inline(__always)
 func isSystemClock<C: Clock<Duration>>(_: C.Type) -> Bool {
   let type = ObjectIdentifier(C.self)
-  return type == ObjectIdentifier(ContinuousClock.self)
+  return type == ObjectIdentifier(ContinuousRunClock.self)
+    || type == ObjectIdentifier(ContinuousClock.self)
     || type == ObjectIdentifier(SuspendingClock.self)
+}
+
+/// The continuous clock as the driver of a run sees it: the same time as `ContinuousClock`,
+/// with instants of a fixed layout.
+///
+/// `ContinuousClock` and its `Instant` come from a module built for library evolution: in a
+/// driver specialized for it, each instant is a task allocation of a size known only at run
+/// time, each reading of the clock a call through the protocol's witness table, and each of
+/// their type's metadata a value kept in the driver's frame. A run waiting for its retry holds
+/// all of them. This clock's instants are a `Duration` since a fixed instant of the process;
+/// it waits as `ContinuousClock` does.
+@usableFromInline
+package struct ContinuousRunClock: Clock {
+  /// A time on the clock: the time since ``origin``.
+  @usableFromInline
+  package struct Instant: InstantProtocol {
+    /// The time since ``ContinuousRunClock/origin``.
+    @usableFromInline let offset: Duration
+
+    @usableFromInline
+    init(offset: Duration) {
+      self.offset = offset
+    }
+
+    /// The instant `duration` later (at most about 8.9 billion years from the origin).
+    @usableFromInline
+    package func advanced(by duration: Duration) -> Instant {
+      Instant(offset: offset.addingClamped(duration))
+    }
+
+    /// The time from this instant to `other`.
+    @usableFromInline
+    package func duration(to other: Instant) -> Duration {
+      other.offset.subtractingClamped(offset)
+    }
+
+    @usableFromInline
+    package static func < (lhs: Instant, rhs: Instant) -> Bool {
+      lhs.offset < rhs.offset
+    }
+  }
+
+  /// The instant of the process the clock counts from.
+  static let origin = ContinuousClock.now
+
+  /// The clock.
+  @inlinable
+  package init() {}
+
+  /// Now, read on `ContinuousClock`.
+  @usableFromInline
+  package var now: Instant {
+    Instant(offset: Self.origin.duration(to: .now))
+  }
+
+  @usableFromInline
+  package var minimumResolution: Duration {
+    ContinuousClock().minimumResolution
+  }
+
+  /// Sleeps until `deadline` on `ContinuousClock`.
+  @usableFromInline
+  package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    try await ContinuousClock().sleep(
+      until: Self.origin.advanced(by: deadline.offset), tolerance: tolerance)
+  }
 }
 
 /// Sleeps `duration` in the process's timer heap, freed when it ends or is cancelled.
@@ -141,7 +209,7 @@ package final class SystemTimerCensus: Sendable {
 
 /// One timer for every wait of the process on the system clocks: a min-heap of deadlines,
 /// with the waiting continuations by number, behind one Dispatch timer set to the earliest
-/// deadline.
+/// deadline's next whole millisecond.
 ///
 /// A wait costs an entry of the heap and one of the table of continuations, instead of a
 /// Dispatch timer of its own. Cancellation takes the continuation out of the table and
@@ -241,9 +309,10 @@ package final class SystemTimerHeap: @unchecked Sendable {
       if Task.isCancelled { return true }
       state.waiters[id] = waiter
       state.push(Entry(deadline: deadline, id: id))
-      if deadline < state.armedDeadline {
-        state.armedDeadline = deadline
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
+      let firing = Self.firing(for: deadline)
+      if firing < state.armedDeadline {
+        state.armedDeadline = firing
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: firing))
       }
       return false
     }
@@ -275,7 +344,7 @@ package final class SystemTimerHeap: @unchecked Sendable {
         if let waiter = state.waiters.removeValue(forKey: first.id) { due.append(waiter) }
       }
       state.compactIfMostlyEnded()
-      state.armedDeadline = state.heap.first?.deadline ?? .max
+      state.armedDeadline = state.heap.first.map { Self.firing(for: $0.deadline) } ?? .max
       if state.armedDeadline != .max {
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: state.armedDeadline))
       }
@@ -286,6 +355,17 @@ package final class SystemTimerHeap: @unchecked Sendable {
       waiter.census?.timerFreed()
       waiter.continuation.resume()
     }
+  }
+
+  /// When the timer fires for a wait due at `deadline`: the next whole millisecond.
+  ///
+  /// The waits due within one millisecond of the uptime clock then end in one firing, not one
+  /// each (100,000 runs started over a second otherwise wake the timer every few
+  /// microseconds). A wait never ends before its deadline, and at most a millisecond after.
+  private static func firing(for deadline: UInt64) -> UInt64 {
+    let quantum: UInt64 = 1_000_000
+    let (rounded, overflow) = deadline.addingReportingOverflow(quantum - 1)
+    return overflow ? .max : rounded / quantum * quantum
   }
 
   /// The deadline `duration` from now, in Dispatch uptime nanoseconds; `UInt64.max` (never)
