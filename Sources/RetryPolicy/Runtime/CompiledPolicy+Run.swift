@@ -259,8 +259,8 @@ extension CompiledPolicy {
   ///
   /// It opens the environment's clock once (see ``drive(on:in:after:isolation:_:)``).
   ///
-  /// Never inlined into `run`: a run waiting for its retry holds `run`'s frame and this one,
-  /// and `run`'s, where the task's first slab holds it, stays small.
+  /// Never inlined into `run`: a run waiting for its retry holds both frames, and `run`'s
+  /// stays small enough for the task's first slab (with this inlined, it took 1,408 bytes).
   @inlinable
   @inline(never)
   func drive<Success>(
