@@ -105,6 +105,17 @@ extension CompiledPolicy {
           firstFailure = error
         }
       }
+    } else if throttle != nil, !environment.isObserved,
+      let throttle = try admitFirstThrottled(in: environment)
+    {
+      // `throttle xK` alone: the first attempt is counted and judged with one atomic step.
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        throttle.recordAccept()
+        return value
+      } catch {
+        firstFailure = error
+      }
     } else if !environment.isObserved, let slot = countedLimitSlot(in: environment) {
       // `limit N` alone: the first attempt's slot is one atomic step, without the driver.
       try slot.acquire()
@@ -114,6 +125,18 @@ extension CompiledPolicy {
         return value
       } catch {
         slot.release()
+        firstFailure = error
+      }
+    } else if !environment.isObserved, let slot = adaptiveLimitSlot(in: environment) {
+      // `limit adaptive` alone: one atomic step each way; the limiter times a few attempts.
+      let start = try slot.acquire()
+      do {
+        let value = try await attempt(1, isolation: isolation, operation)
+        slot.release(started: start, isMeasured: true)
+        return value
+      } catch {
+        slot.release(
+          started: start, isMeasured: !(Task.isCancelled || error is CancellationError))
         firstFailure = error
       }
     } else if !environment.isObserved, let gate = sheddingGate(in: environment) {
@@ -277,7 +300,15 @@ extension CompiledPolicy {
     isolation: isolated (any Actor)?,
     _ operation: () async throws -> Success
   ) async throws -> Success {
-    try await drive(
+    // Another clock is driven as the environment's ``ErasedClock``, for which the driver is
+    // specialized too, unless `rate` counts its tokens on it (by the clock's identity); the
+    // suspending clock as itself, whose waits go to the process's timer heap.
+    if rate == nil, let clock = environment.erasedClock {
+      return try await drive(
+        on: clock, in: environment, after: firstFailure, permit: permit,
+        recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
+    }
+    return try await drive(
       on: environment.clock, in: environment, after: firstFailure, permit: permit,
       recordingSince: recordingStart, into: recordingCounters, isolation: isolation, operation)
   }

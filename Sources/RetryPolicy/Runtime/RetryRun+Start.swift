@@ -25,8 +25,11 @@ extension RetryRun {
     shedding = RunShedding(policy: policy, state: state)
     // `run` asked the shedding stages of the first attempt itself (``SheddingGate``): the
     // driver spends the random number it would have drawn for it, so that the retries'
-    // jitter is the same whether `run` or the driver made the first attempt.
-    if attempts > 0, shedding != nil { _ = random.next() }
+    // jitter is the same whether `run` or the driver made the first attempt. (The system
+    // generator's draws are never repeated, and the throttle does not draw from it.)
+    if attempts > 0, shedding != nil, !AdaptiveThrottle.isSystem(random.base) {
+      _ = random.next()
+    }
   }
 
   /// Reports that `run` or `retrying` does not apply the policy's `hedge`.

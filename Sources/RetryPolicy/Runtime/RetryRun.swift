@@ -183,7 +183,7 @@ package struct RetryRun: Sendable {
         }
       case .throttle:
         if shedding != nil,
-          let refusal = shedding?.admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
+          let refusal = shedding?.admitThrottle(drawingFrom: &random)
         {
           throw refuse(.throttled, refusal, in: environment, elapsed: given)
         }

@@ -189,6 +189,31 @@ struct RuntimeRunTests {
     }
   }
 
+  @Test("a run on a test's clock waits until that clock's instants, wherever the clock was")
+  func waitsOnTheEnvironmentsClock() async throws {
+    let clock = ManualClock()
+    clock.advance(by: .seconds(100))
+    let environment = RetryEnvironment(clock: clock)
+    // The environment's clock moves on after the environment was made.
+    clock.advance(by: .seconds(20))
+    let policy = try compile(policy: "retry 2 backoff 2s")
+    let run = Task {
+      var calls = 0
+      return try await policy.run(in: environment) {
+        calls += 1
+        if calls < 3 { throw ConnectionLost() }
+        return calls
+      }
+    }
+    await clock.waitForSleepers(count: 1)
+    #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(122)))
+    clock.advance(by: .seconds(2))
+    await clock.waitForSleepers(count: 1)
+    #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(126)))
+    clock.advance(by: .seconds(4))
+    #expect(try await run.value == 3)
+  }
+
   @Test("an operation isolated to an actor runs on it, with and without 'timeout'")
   func actorIsolation() async throws {
     actor Counter {

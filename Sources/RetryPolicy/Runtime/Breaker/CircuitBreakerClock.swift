@@ -36,11 +36,25 @@ struct CircuitBreakerClock: Sendable {
   func now() -> Int64 {
     switch source {
     case .system(let origin):
-      let elapsed = Self.systemNanoseconds() &- origin
-      return elapsed > 0 ? elapsed : 0
+      return Self.systemNanoseconds(since: origin)
     case .clock(let read):
       return Self.nanoseconds(read())
     }
+  }
+
+  /// The system clock's origin, when this reads the system's monotonic clock.
+  var systemOrigin: Int64? {
+    switch source {
+    case .system(let origin): origin
+    case .clock: nil
+    }
+  }
+
+  /// The nanoseconds since `origin` on the system's monotonic clock, as ``now()`` reads them.
+  @inline(__always)
+  static func systemNanoseconds(since origin: Int64) -> Int64 {
+    let elapsed = systemNanoseconds() &- origin
+    return elapsed > 0 ? elapsed : 0
   }
 
   /// `duration` in whole nanoseconds, clamped to 0 … `Int64.max`.

@@ -10,8 +10,8 @@ extension CompiledPolicy {
   /// `run` asks them itself for the first attempt, as it takes the slot of `limit N` alone
   /// (``countedLimiter(in:)``): the objects are found without a lock, and an attempt they
   /// admit is a plain call between its admission and its release. A run they refuse throws
-  /// what the driver throws for it; a throttle's draw that admits, and a rate that makes the
-  /// attempt wait, leave the first attempt to the driver (``SheddingGate/admitFirst(in:)``).
+  /// what the driver throws for it; a rate that makes the attempt wait leaves the first
+  /// attempt to the driver (``SheddingGate/admitFirst(in:)``).
   @usableFromInline
   package func sheddingGate(in environment: borrowing RetryEnvironment) -> SheddingGate? {
     guard deadline == nil, budgetRatio == nil, breaker == nil,
@@ -95,23 +95,17 @@ package final class SheddingGate: Sendable {
   ///
   /// What each stage counts is what the driver counts: a throttle's request (a refused one
   /// too), a rate's token, a slot. A throttle whose refusal probability is above 0 draws
-  /// from the environment's random source, as the driver does; an attempt the draw admits,
-  /// or one the rate makes wait, goes to the driver with nothing counted or taken (the
-  /// request and the token are given back).
+  /// from the environment's random source, as the driver does (from its own generator when
+  /// that is the system's: see ``AdaptiveThrottle``); an attempt the rate makes wait goes to
+  /// the driver with nothing counted or taken (the request and the token are given back).
   @usableFromInline
   package func admitFirst(in environment: borrowing RetryEnvironment) -> Admission {
-    var counted = false
     if let throttle, let throttlePolicy {
-      switch throttle.requestIfClear(policy: throttlePolicy) {
-      case true:
-        counted = true
-      case false:
-        var random = environment.random
-        let uniform = Double(random.next() >> 11) * 0x1p-53
-        if let refusal = throttle.refuseOrPass(policy: throttlePolicy, uniform: uniform) {
-          return .refused(refusal)
-        }
-        return .driver
+      let probability = throttle.countRequest(policy: throttlePolicy)
+      if probability > 0,
+        let refusal = throttle.decide(probability, drawingFrom: environment.random)
+      {
+        return .refused(refusal)
       }
     }
     if let rate, let ratePolicy {
@@ -122,7 +116,7 @@ package final class SheddingGate: Sendable {
         break
       case .after, .refused:
         rate.cancelReservation(on: runClock)
-        if counted, let throttlePolicy { throttle?.withdrawRequest(policy: throttlePolicy) }
+        throttle?.withdrawRequest()
         return .driver
       }
     }

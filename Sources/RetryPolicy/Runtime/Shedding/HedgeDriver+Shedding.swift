@@ -60,8 +60,7 @@ extension HedgeDriver {
     switch stage {
     case .throttle:
       // The driver of other runs draws for every attempt under a shedding stage: so does this.
-      let uniform = Double(random.next() >> 11) * 0x1p-53
-      guard let refusal = shedding?.admitThrottle(uniform: uniform) else { return nil }
+      guard let refusal = shedding?.admitThrottle(drawingFrom: &random) else { return nil }
       return shed(.throttled, refusal)
     case .rate:
       switch shedding?.admitRate(maxWait: remainingWithin) {

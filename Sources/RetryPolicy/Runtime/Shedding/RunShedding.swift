@@ -61,6 +61,22 @@ package struct RunShedding: Sendable {
     return throttle.request(policy: throttlePolicy, uniform: uniform)
   }
 
+  /// Asks the throttle, drawing from `random`, the run's source.
+  ///
+  /// One draw for every attempt asked under a shedding stage, so that a seeded source gives
+  /// the same jitter whatever the throttle decides. With the system generator, whose draws no one can repeat, the
+  /// throttle draws from its own generator, and only when its refusal probability is above 0
+  /// (``AdaptiveThrottle``).
+  func admitThrottle(drawingFrom random: inout RandomSource) -> ThrottledError? {
+    guard AdaptiveThrottle.isSystem(random.base) else {
+      return admitThrottle(uniform: Double(random.next() >> 11) * 0x1p-53)
+    }
+    guard let throttle, let throttlePolicy else { return nil }
+    let probability = throttle.countRequest(policy: throttlePolicy)
+    guard probability > 0, throttle.uniform() < probability else { return nil }
+    return ThrottledError(probability: probability)
+  }
+
   /// Asks the rate for a token; nil when the attempt has one now.
   ///
   /// `maxWait` is what is left of `within` (nil: no deadline): a longer wait is refused.

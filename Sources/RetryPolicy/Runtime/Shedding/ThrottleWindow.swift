@@ -8,8 +8,9 @@
 /// the attempt's own request. So a healthy service (accepts ≈ requests) is never throttled,
 /// and one that rejects everything sees about one request in K reach it.
 ///
-/// It performs nothing: ``AdaptiveThrottle`` keeps it behind a lock and passes the time in
-/// nanoseconds and a uniform random number in [0, 1) drawn from the run's random source.
+/// It performs nothing: the storm simulator keeps one per client on its virtual time, and
+/// passes the time in nanoseconds and a uniform random number in [0, 1). ``AdaptiveThrottle``
+/// keeps the same counts in atomics (`ThrottleCounts`), which decide as this does.
 package struct ThrottleWindow: Sendable {
   /// The buckets of a window.
   package static let bucketCount = 20
@@ -82,29 +83,11 @@ package struct ThrottleWindow: Sendable {
     return !(uniform < probability)
   }
 
-  /// Counts an attempt asked for at `now` and admits it when the refusal probability is 0
-  /// (no draw is needed); counts nothing and returns false otherwise.
-  package mutating func requestIfClear(now: Int64, factor: Double) -> Bool {
-    guard currentRefusalProbability(now: now, factor: factor) == 0 else { return false }
-    count(now: now)
-    return true
-  }
-
   /// Counts a request at `now`.
   package mutating func count(now: Int64) {
     let (slot, index) = bucket(at: now)
     requests[slot] &+= 1
     if index == cachedIndex { cachedRequests &+= 1 } else { cachedIndex = .min }
-  }
-
-  /// Takes back a request counted at about `now` (in the same bucket), for an attempt that
-  /// did not start after all.
-  package mutating func uncount(now: Int64) {
-    let index = Swift.max(now, 0) / width
-    let slot = Int(index % Int64(Self.bucketCount))
-    guard indices[slot] == index, requests[slot] > 0 else { return }
-    requests[slot] &-= 1
-    if index == cachedIndex { cachedRequests &-= 1 } else { cachedIndex = .min }
   }
 
   /// Counts an accept at `now`: an attempt that succeeded or failed with an error no rule

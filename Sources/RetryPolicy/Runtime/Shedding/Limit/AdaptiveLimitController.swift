@@ -3,7 +3,9 @@
 /// Vegas-style limiters of Netflix's concurrency-limits and failsafe-go.
 ///
 /// It is pure: the caller passes each attempt's start and end (nanoseconds on the limiter's
-/// clock) and the attempts in flight, and applies the limit it returns.
+/// clock) and the attempts in flight, and applies the limit it returns. ``ConcurrencyLimiter``
+/// passes every attempt while fewer than 512 ask in 100 ms, and past that one in a power of
+/// two (at most one in 64), so that a window still gets 256 or more samples each 100 ms.
 ///
 /// - **Start.** The limit starts at min(20, B) (contract §14), clamped to A … B.
 /// - **Windows.** Latencies are gathered in windows; a window closes at the first sample that

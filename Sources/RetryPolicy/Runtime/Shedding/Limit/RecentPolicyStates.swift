@@ -6,23 +6,56 @@ import Synchronization
 ///
 /// Each of its ``slotCount`` slots is set once, by the first policy value that finds it
 /// empty, and then never changes; a lookup reads the slots in order, with one atomic load and
-/// one comparison each (``isSameValue(_:_:)``: a copy of a policy shares its rules' storage,
-/// so the rules need not be compared one by one). A value that finds every slot taken by
+/// a comparison of plain fields each (the rules by the address of their storage: a copy of a
+/// policy shares it, so the rules need not be compared one by one, and neither policy is
+/// copied; ``isSameValue(_:_:)`` when the storage differs). A value that finds every slot taken by
 /// others goes to the table, as before. The entries hold nothing the table does not already
 /// keep for the life of the process, and are never freed.
-final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
-  /// A policy value and its object.
-  final class Entry: Sendable {
+final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable {
+  // Sound: the slots are atomics, and an entry is written only before it is published
+  // (releasing) and never after.
+
+  /// A policy value and its object, in memory of its own that is never freed.
+  struct Entry {
+    /// What a lookup compares first: plain values, read without a copy of the policy.
+    let key: Key
+    /// The policy, which keeps its rules' storage alive.
     let policy: CompiledPolicy
     let value: Value
+  }
 
-    init(policy: CompiledPolicy, value: Value) {
-      self.policy = policy
-      self.value = value
+  /// The plain fields of an entry's policy: the address of its rules' storage, and every
+  /// clause but the name, which is compared only when there is one.
+  struct Key {
+    let rules: UnsafeRawPointer?
+    let ruleCount: Int
+    let hasName: Bool
+    let deadline: Duration?
+    let attemptTimeout: Duration?
+    let budgetRatio: Double?
+    let hedge: HedgePolicy?
+    let breaker: CircuitBreakerPolicy?
+    let limit: ConcurrencyLimitPolicy?
+    let throttle: ThrottlePolicy?
+    let rate: RatePolicy?
+
+    init(_ policy: borrowing CompiledPolicy) {
+      rules = RecentPolicyStates.address(of: policy)
+      ruleCount = policy.rules.count
+      hasName = policy.name != nil
+      deadline = policy.deadline
+      attemptTimeout = policy.attemptTimeout
+      budgetRatio = policy.budgetRatio
+      hedge = policy.hedge
+      breaker = policy.breaker
+      limit = policy.limit
+      throttle = policy.throttle
+      rate = policy.rate
     }
   }
 
-  /// The slots: the policy values that use a limiter (a throttle) in one process are few.
+  /// The slots: the policy values that use a limiter (a throttle, a rate) in one process are
+  /// few.
   static var slotCount: Int { SetOnceSlots.count }
 
   private let slots = SetOnceSlots()
@@ -31,9 +64,10 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
 
   /// The object of `policy` when a slot holds it.
   func value(for policy: borrowing CompiledPolicy) -> Value? {
+    let rules = Self.address(of: policy)
     for index in 0..<Self.slotCount {
       guard let entry = entry(at: index) else { return nil }
-      if Self.isSameValue(entry.policy, policy) { return entry.value }
+      if Self.holds(entry, policy, rules: rules) { return entry.pointee.value }
     }
     return nil
   }
@@ -44,32 +78,59 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: Sendable {
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return value }
+    let rules = Self.address(of: policy)
     for index in 0..<Self.slotCount {
       if let entry = entry(at: index) {
-        if Self.isSameValue(entry.policy, policy) { return entry.value }
+        if Self.holds(entry, policy, rules: rules) { return entry.pointee.value }
         continue
       }
-      let made = Entry(policy: copy policy, value: value)
-      let (stored, kept) = slots.claim(
-        index, for: UnsafeRawPointer(Unmanaged.passRetained(made).toOpaque()))
+      let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
+      made.initialize(to: Entry(key: Key(policy), policy: copy policy, value: value))
+      let (stored, original) = slots.claim(index, for: UnsafeRawPointer(made))
       if stored { return value }
-      // Another value took the slot first: `made` was retained for it, and is not kept.
-      Unmanaged.passUnretained(made).release()
-      if let kept = kept.map(Self.entry(at:)), Self.isSameValue(kept.policy, policy) {
-        return kept.value
+      // Another value took the slot first: `made` was never seen by another task.
+      made.deinitialize(count: 1)
+      made.deallocate()
+      if let kept = original.map(Self.entry(at:)), Self.holds(kept, policy, rules: rules) {
+        return kept.pointee.value
       }
     }
     return value
   }
 
+  /// Whether `entry` holds `policy`, whose rules are stored at `rules`: its key's plain
+  /// fields first, without copying either policy; the name when there is one, and the rules
+  /// one by one only when they are stored elsewhere.
+  private static func holds(
+    _ entry: UnsafeMutablePointer<Entry>, _ policy: borrowing CompiledPolicy,
+    rules: UnsafeRawPointer?
+  ) -> Bool {
+    let key = entry.pointee.key
+    guard key.ruleCount == policy.rules.count, key.limit == policy.limit,
+      key.throttle == policy.throttle, key.rate == policy.rate, key.breaker == policy.breaker,
+      key.deadline == policy.deadline, key.attemptTimeout == policy.attemptTimeout,
+      key.budgetRatio == policy.budgetRatio, key.hedge == policy.hedge,
+      key.hasName == (policy.name != nil)
+    else { return false }
+    guard rules != nil, rules == key.rules else {
+      return isSameValue(entry.pointee.policy, policy)
+    }
+    return !key.hasName || entry.pointee.policy.name == policy.name
+  }
+
   /// The entry in slot `index`, when it is set.
-  private func entry(at index: Int) -> Entry? {
+  private func entry(at index: Int) -> UnsafeMutablePointer<Entry>? {
     slots.load(index).map(Self.entry(at:))
   }
 
-  /// The entry at `address`, which a slot holds (retained once, for good).
-  private static func entry(at address: UnsafeRawPointer) -> Entry {
-    Unmanaged<Entry>.fromOpaque(address).takeUnretainedValue()
+  /// The entry at `address`, which a slot holds.
+  private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
+    UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
+  }
+
+  /// The address of the storage of `policy`'s rules.
+  static func address(of policy: borrowing CompiledPolicy) -> UnsafeRawPointer? {
+    policy.rules.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
   }
 
   /// Whether two policy values are equal (`==`), with the rules compared by their storage
