@@ -224,7 +224,7 @@ struct HedgeDriver<C: Clock<Duration>> {
   /// The permit of the attempt about to start.
   var nextPermit = CircuitBreakerStateMachine.Permit.normal
   /// The run's side of the environment's ``RetryMetrics``, if it has one.
-  var recorder: RunRecorder?
+  var recorder: HedgeRecorder?
   /// The throttle, rate and limit each attempt asks after the breaker, for a policy with them.
   var shedding: RunShedding?
   /// The slot of `limit` each attempt in flight holds, by number.
@@ -246,7 +246,7 @@ struct HedgeDriver<C: Clock<Duration>> {
     self.breaker = environment.breaker(for: policy)
     self.breakerPolicy = policy.breaker
     self.recorder = environment.metrics.map {
-      RunRecorder($0, policy: policy, breaker: breaker, hasOverlappingAttempts: true)
+      HedgeRecorder($0, policy: policy, breaker: breaker)
     }
     if policy.throttle != nil || policy.rate != nil || policy.limit != nil {
       shedding = RunShedding(policy: policy, state: environment.sharedState(for: policy))

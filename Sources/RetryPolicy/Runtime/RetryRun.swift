@@ -192,6 +192,7 @@ package struct RetryRun: Sendable {
         if shedding != nil,
           let wait = try admitShedding(stage, next: index, in: environment, elapsed: given)
         {
+          if isRecording { recorder?.willWait() }
           return wait
         }
       case .budget:
@@ -212,8 +213,9 @@ package struct RetryRun: Sendable {
     }
     machine.attemptStarted()
     if isRecording {
-      let now = Self.recordingTime(given, recorder, stopwatch)
-      recorder?.attemptStarted(machine.attempts, at: now)
+      // A retry's attempt that starts at once starts when the failure was recorded.
+      let now = recorder?.retryStart(given) ?? Self.recordingTime(given, recorder, stopwatch)
+      recorder?.attemptStarted(at: now)
     }
     environment.report(.attemptStarted(attempt: machine.attempts))
     return nil
@@ -282,7 +284,7 @@ package struct RetryRun: Sendable {
   ) throws -> RetryWait? {
     if isRecording {
       let now = Self.recordingTime(given, recorder, stopwatch)
-      recorder?.attemptFailed(machine.attempts, at: now)
+      recorder?.attemptFailed(at: now)
     }
     environment.report(.attemptFailed(attempt: machine.attempts, error: error))
     let classification = ErrorClassification(error, predicates: environment.errorClasses)
@@ -339,9 +341,12 @@ package struct RetryRun: Sendable {
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
         guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
+        if isRecording { recorder?.willWait() }
         return RetryWait(delay: delay, hook: nil)
       }
       retriesWithoutSuspending = 0
+      // The next attempt's start is read after the wait (see ``RunRecorder``).
+      if isRecording { recorder?.willWait() }
       return RetryWait(delay: delay, hook: hook)
     }
   }
@@ -417,7 +422,7 @@ package struct RetryRun: Sendable {
   ) {
     if isRecording {
       let now = Self.recordingTime(given, recorder, stopwatch)
-      recorder?.finished(outcome, attempts: machine.attempts, at: now)
+      recorder?.finished(outcome, at: now)
     }
     guard environment.observer != nil else { return }
     let summary = RetrySummary(

@@ -66,6 +66,25 @@ struct ThrottleCountsTests {
     #expect(refusals > 0)
   }
 
+  @Test("tasks on several threads counting at once lose no request and no accept")
+  func concurrentCounts() async {
+    let clock = ManualClock()
+    let throttle = AdaptiveThrottle(clock: clock)
+    let policy = ThrottlePolicy(factor: 2)
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          for _ in 0..<5_000 {
+            _ = throttle.request(policy: policy, uniform: 0.5)
+            throttle.recordAccept()
+          }
+        }
+      }
+    }
+    #expect(throttle.counts(for: policy) == (requests: 40_000, accepts: 40_000))
+    #expect(throttle.refusalProbability(for: policy) == 0)
+  }
+
   @Test("an accept before any request counts nothing, as before the window exists")
   func acceptBeforeRequest() {
     let throttle = AdaptiveThrottle(clock: ManualClock())

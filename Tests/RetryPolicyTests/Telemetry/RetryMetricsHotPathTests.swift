@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RetryPolicy
@@ -32,6 +33,59 @@ struct RetryMetricsHotPathTests {
     for (index, name) in names.enumerated() {
       #expect(inFlight[name] == index % 3 + 2)
     }
+  }
+
+  @Test("names of every length that differ in one byte keep their own counters")
+  func namesDifferingInOneByte() {
+    let metrics = RetryMetrics()
+    var names: [String] = []
+    for length in 1...20 {
+      for position in 0..<length {
+        var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+        bytes[position] = UInt8(ascii: "b")
+        names.append(String(decoding: bytes, as: UTF8.self))
+      }
+      names.append(String(repeating: "a", count: length))
+    }
+    for (index, name) in names.enumerated() {
+      for _ in 0...(index % 4) { metrics.counters(named: name).attemptStarted() }
+    }
+    let inFlight = Dictionary(
+      uniqueKeysWithValues: metrics.snapshot().policies.map { ($0.policy, $0.inFlightAttempts) })
+    #expect(inFlight.count == names.count)
+    for (index, name) in names.enumerated() {
+      #expect(inFlight[name] == index % 4 + 1, "\(name)")
+    }
+  }
+
+  @Test("threads past the owned stripes, and threads that end and hand theirs on, lose no count")
+  func stripesOfManyThreads() {
+    let metrics = RetryMetrics()
+    let counters = metrics.counters(named: "payments")
+    let waves = 3
+    let threads = MetricsStripe.ownedCount + 5
+    let records = 2_000
+    for _ in 0..<waves {
+      let done = DispatchGroup()
+      for _ in 0..<threads {
+        done.enter()
+        let thread = Thread {
+          for _ in 0..<records {
+            counters.attemptStarted()
+            counters.attemptEnded(succeeded: false, afterNanoseconds: 1_000)
+            counters.attemptStarted()
+          }
+          done.leave()
+        }
+        thread.start()
+      }
+      done.wait()
+    }
+    let values = metrics.snapshot()[policy: "payments"]
+    let total = waves * threads * records
+    #expect(values?.attempts == [.success: 0, .failure: total, .refused: 0])
+    #expect(values?.inFlightAttempts == total)
+    #expect(values?.attemptDurations.sum == .microseconds(total))
   }
 
   @Test("a run on the continuous clock records its attempts and its run, a success at once")

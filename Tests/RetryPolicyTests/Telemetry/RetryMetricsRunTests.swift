@@ -70,6 +70,64 @@ struct RetryMetricsRunTests {
     #expect(text.contains("retry_policy_run_duration_seconds_sum{policy=\"payments\"} 2.3\n"))
   }
 
+  /// A failed attempt, then an immediate retry that succeeds: how long each takes, and the
+  /// buckets (not cumulative) of the failure, the success and the run.
+  struct ImmediateRetry: Sendable, CustomTestStringConvertible {
+    let failing: Duration
+    let succeeding: Duration
+    let failureBucket: Int
+    let successBucket: Int
+    let runBucket: Int
+
+    var testDescription: String { "\(failing) then \(succeeding)" }
+  }
+
+  @Test(
+    "an immediate retry starts when the failure ended: each attempt and the run are timed",
+    arguments: [
+      // The success and the run in one bucket, the attempts shorter than the run.
+      ImmediateRetry(
+        failing: .milliseconds(5), succeeding: .milliseconds(30), failureBucket: 2,
+        successBucket: 5, runBucket: 5),
+      // The run in a bucket of its own.
+      ImmediateRetry(
+        failing: .milliseconds(100), succeeding: .milliseconds(100), failureBucket: 6,
+        successBucket: 6, runBucket: 7),
+      // No time at all.
+      ImmediateRetry(
+        failing: .zero, succeeding: .zero, failureBucket: 0, successBucket: 0, runBucket: 0),
+    ])
+  func immediateRetry(_ retry: ImmediateRetry) async throws {
+    let clock = ManualClock()
+    let metrics = RetryMetrics()
+    let environment = RetryEnvironment(clock: clock, metrics: metrics)
+    let policy = try named("payments", "retry 2 on serverError")
+    var calls = 0
+    let value = try await policy.run(in: environment) { () async throws -> Int in
+      calls += 1
+      if calls == 1 {
+        clock.advance(by: retry.failing)
+        throw Failure.serverError
+      }
+      clock.advance(by: retry.succeeding)
+      return calls
+    }
+    #expect(value == 2)
+    let values = try #require(metrics.snapshot()[policy: "payments"])
+    #expect(values.attempts == [.success: 1, .failure: 1, .refused: 0])
+    #expect(values.successfulRuns == 1)
+    #expect(values.inFlightAttempts == 0)
+    var attemptBuckets = Array(repeating: 0, count: 16)
+    attemptBuckets[retry.failureBucket] += 1
+    attemptBuckets[retry.successBucket] += 1
+    #expect(values.attemptDurations.bucketCounts == attemptBuckets)
+    #expect(values.attemptDurations.sum == retry.failing + retry.succeeding)
+    var runBuckets = Array(repeating: 0, count: 16)
+    runBuckets[retry.runBucket] = 1
+    #expect(values.runDurations.bucketCounts == runBuckets)
+    #expect(values.runDurations.sum == retry.failing + retry.succeeding)
+  }
+
   @Test("an error no rule matches ends the run with reason errorNotMatched")
   func notMatched() async throws {
     let metrics = RetryMetrics()

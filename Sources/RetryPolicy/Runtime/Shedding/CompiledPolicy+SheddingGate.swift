@@ -4,17 +4,19 @@ extension CompiledPolicy {
   private static let processWideGates = RecentPolicyStates<SheddingGate>()
 
   /// The shedding stages of a run in `environment` of a policy whose only stages before an
-  /// attempt are `throttle`, `rate` and `limit` (no `within`, `budget` or `breaker`, and no
-  /// `queue`), with the process-wide registry; nil for any other run.
+  /// attempt are `throttle`, `rate` and `limit` (no `budget` or `breaker`, no `queue`, and
+  /// no `within` unless with `rate`), with the process-wide registry; nil for any other run.
   ///
   /// `run` asks them itself for the first attempt, as it takes the slot of `limit N` alone
   /// (``countedLimiter(in:)``): the objects are found without a lock, and an attempt they
   /// admit is a plain call between its admission and its release. A run they refuse throws
   /// what the driver throws for it; a rate that makes the attempt wait leaves the first
-  /// attempt to the driver (``SheddingGate/admitFirst(in:)``).
+  /// attempt to the driver (``SheddingGate/admitFirst(in:)``). With `within`, the gate only
+  /// refuses: a first attempt whose token would come past the deadline (all of `within` is
+  /// left before the first attempt); any other goes to the driver, which times the run.
   @usableFromInline
   package func sheddingGate(in environment: borrowing RetryEnvironment) -> SheddingGate? {
-    guard deadline == nil, budgetRatio == nil, breaker == nil,
+    guard deadline == nil || rate != nil, budgetRatio == nil, breaker == nil,
       throttle != nil || rate != nil || limit != nil
     else { return nil }
     if case .fixed(_, let queue)? = limit, queue > 0 { return nil }
@@ -80,10 +82,13 @@ package final class SheddingGate: Sendable {
   private let ratePolicy: RatePolicy?
   private let limiter: ConcurrencyLimiter?
   private let limitPolicy: ConcurrencyLimitPolicy?
+  /// `within`, which only `rate` asks here.
+  private let within: Duration?
 
   init(policy: borrowing CompiledPolicy, state: PolicyState) {
     throttlePolicy = policy.throttle
     ratePolicy = policy.rate
+    within = policy.deadline
     limitPolicy = policy.limit
     throttle = policy.throttle == nil ? nil : state.throttle
     rate = policy.rate == nil ? nil : state.rateLimiter
@@ -100,6 +105,7 @@ package final class SheddingGate: Sendable {
   /// the driver with nothing counted or taken (the request and the token are given back).
   @usableFromInline
   package func admitFirst(in environment: borrowing RetryEnvironment) -> Admission {
+    var counted = false
     if let throttle, let throttlePolicy {
       let probability = throttle.countRequest(policy: throttlePolicy)
       if probability > 0,
@@ -107,16 +113,20 @@ package final class SheddingGate: Sendable {
       {
         return .refused(refusal)
       }
+      counted = true
     }
     if let rate, let ratePolicy {
       let runClock: (any Clock<Duration>)? =
         environment.isContinuousClock ? nil : environment.clock
-      switch rate.reserve(policy: ratePolicy, maxWait: nil, on: runClock) {
-      case .now:
-        break
-      case .after, .refused:
-        rate.cancelReservation(on: runClock)
-        throttle?.withdrawRequest()
+      // With `within`, the gate only refuses; the throttle's request counts, as the driver
+      // counts it before the rate refuses.
+      if let within,
+        let refusal = rate.refusal(policy: ratePolicy, maxWait: within, on: runClock)
+      {
+        return .refused(refusal)
+      }
+      if within != nil || !rate.takeAtOnce(policy: ratePolicy, on: runClock) {
+        if counted, let throttlePolicy { throttle?.withdrawRequest(policy: throttlePolicy) }
         return .driver
       }
     }

@@ -2,11 +2,11 @@ import Foundation
 import Synchronization
 
 /// The counters of one policy name in a ``RetryMetrics``: what a run records into, found once
-/// per run and written with relaxed atomics only.
+/// per run and written with relaxed atomic operations only.
 ///
-/// Each counter has one cell per stripe (see ``stripeCount``): a thread adds to the cells of
-/// its own stripe, so that runs on different cores rarely write the same cache line; reading
-/// adds the stripes. Values that other values give are not kept: an attempt's end adds to the
+/// Each counter has one cell per stripe (see ``MetricsStripe``): a thread adds to the cells of
+/// its own stripe, so that runs on different cores do not write the same cache line, and a
+/// thread that owns its stripe adds without a locked instruction; reading adds the stripes. Values that other values give are not kept: an attempt's end adds to the
 /// bucket of its duration in the histogram of its outcome, so the attempts that succeeded and
 /// failed are the counts of those histograms, and the attempts in flight are the attempts
 /// started less those ended. A refused attempt is counted once, by its cause; the attempts
@@ -21,8 +21,8 @@ package final class PolicyMetrics: @unchecked Sendable {
   // `stripeCount × Offset.stride` atomics, initialized in `init`, freed in `deinit`, and only
   // ever read and written through their atomic operations; everything else is a constant or
   // an atomic.
-  /// The stripes of every counter: a power of two.
-  static let stripeCount = 8
+  /// The stripes of every counter (see ``MetricsStripe``).
+  static let stripeCount = MetricsStripe.count
 
   /// The policy's name as the `policy` label gives it: `anonymous` for a policy without one.
   package let name: String
@@ -45,9 +45,23 @@ package final class PolicyMetrics: @unchecked Sendable {
     /// Whether `bytes` are the name's.
     @inline(__always)
     func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-      guard bytes.count == name.count else { return false }
+      let count = bytes.count
+      guard count == name.count else { return false }
       guard let mine = name.baseAddress, let theirs = bytes.baseAddress else { return true }
-      return memcmp(mine, theirs, bytes.count) == 0
+      // Eight bytes at a time, inline: names are short, and a call to `memcmp` costs more.
+      var offset = 0
+      while offset &+ 8 <= count {
+        let word = UnsafeRawPointer(mine).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        let other = UnsafeRawPointer(theirs).loadUnaligned(
+          fromByteOffset: offset, as: UInt64.self)
+        guard word == other else { return false }
+        offset &+= 8
+      }
+      while offset < count {
+        guard mine[offset] == theirs[offset] else { return false }
+        offset &+= 1
+      }
+      return true
     }
   }
   /// The breaker of the policy's latest run, for the state gauge; nil until a run of the
@@ -74,14 +88,16 @@ package final class PolicyMetrics: @unchecked Sendable {
     /// One per stop reason, in the order of ``RetryStopReason/metricsIndex``: the core's,
     /// then the refusals' places.
     static let runReasons = runSum + 1
-    /// Runs whose first attempt succeeded, the attempt and the run at once, by bucket: read
-    /// as both a successful attempt and a successful run (two additions on the hot path
-    /// instead of four); ``PolicyMetrics/totals()`` folds them in.
-    static let firstSuccesses = runReasons + RetryStopReason.metricsCount
-    /// Their durations in nanoseconds, added up (wrapping).
-    static let firstSum = firstSuccesses + DurationBuckets.bucketCount
+    /// Successful runs whose last attempt's duration falls in the bucket of the run's own
+    /// (every run whose first attempt succeeded, and most runs of immediate retries), the
+    /// attempt and the run at once, by bucket: read as both a successful attempt and a
+    /// successful run (two additions on the hot path instead of four);
+    /// ``PolicyMetrics/totals()`` folds them in.
+    static let jointSuccesses = runReasons + RetryStopReason.metricsCount
+    /// Durations in nanoseconds (wrapping) added to both the attempts' and the runs' sums.
+    static let jointSum = jointSuccesses + DurationBuckets.bucketCount
     /// The cells of a stripe: its counters, rounded up to whole cache lines (8 cells).
-    static let stride = (firstSum + 1 + 7) / 8 * 8
+    static let stride = (jointSum + 1 + 7) / 8 * 8
   }
 
   /// The counters of `name` (the `policy` label's value).
@@ -166,35 +182,55 @@ package final class PolicyMetrics: @unchecked Sendable {
 /// The counters of one policy name as a run writes them: a plain pointer to the cells of a
 /// ``PolicyMetrics``, valid while its ``RetryMetrics`` lives (a run's environment keeps it).
 ///
-/// A run finds it once and copies it freely: no reference is counted on the hot path, so
-/// tasks recording into one ``RetryMetrics`` share no cache line but their stripes' cells.
+/// A run finds it once and copies it freely: no reference is counted on the hot path. Each
+/// record writes the current thread's stripe (see ``MetricsStripe``): a stripe the thread owns
+/// with plain loads and stores, the shared one with atomic additions.
 @usableFromInline
 package struct PolicyCounters: @unchecked Sendable {
   // Sound: `cells` points to the atomics of a `PolicyMetrics` that its `RetryMetrics`
   // keeps for its whole life, and a run only uses it while its environment holds that
-  // `RetryMetrics`; the cells are only read and written through their atomic operations.
+  // `RetryMetrics`; the cells are only read and written through their atomic operations,
+  // and an owned stripe's cells are written by its owner thread alone (``MetricsStripe``).
   typealias Offset = PolicyMetrics.Offset
   private let cells: UnsafeMutablePointer<Atomic<UInt64>>
+  /// Where the current thread's stripe is kept.
+  private let stripeKey: MetricsStripe.Key
 
   init(cells: UnsafeMutablePointer<Atomic<UInt64>>) {
     self.cells = cells
+    self.stripeKey = .process
   }
 
-  /// The first cell of the current thread's stripe.
+  /// The current thread's stripe of the cells: where it starts, and whether the thread owns it.
+  struct Stripe {
+    let cells: UnsafeMutablePointer<Atomic<UInt64>>
+    let isOwned: Bool
+
+    /// Adds `amount` (wrapping) to the counter at `offset`.
+    @inline(__always)
+    func add(_ amount: UInt64, at offset: Int) {
+      if isOwned {
+        // Only this thread writes the cell: no read-modify-write needed.
+        let value = cells[offset].load(ordering: .relaxed)
+        cells[offset].store(value &+ amount, ordering: .relaxed)
+      } else {
+        cells[offset].wrappingAdd(amount, ordering: .relaxed)
+      }
+    }
+  }
+
+  /// The current thread's stripe.
   @inline(__always)
-  private var stripe: Int {
-    circuitBreakerStripe(of: PolicyMetrics.stripeCount) &* Offset.stride
+  private var stripe: Stripe {
+    let index = MetricsStripe.current(stripeKey)
+    return Stripe(
+      cells: cells + index &* Offset.stride, isOwned: index < MetricsStripe.ownedCount)
   }
 
   /// An attempt of the policy starts (the operation is about to be called).
   @usableFromInline
   package func attemptStarted() {
-    add(1, at: Offset.started)
-  }
-
-  @inline(__always)
-  func add(_ amount: UInt64, at offset: Int) {
-    cells[stripe &+ offset].wrappingAdd(amount, ordering: .relaxed)
+    stripe.add(1, at: Offset.started)
   }
 
   /// An attempt that started ended after `nanoseconds`: a success or a failure (any error,
@@ -202,9 +238,8 @@ package struct PolicyCounters: @unchecked Sendable {
   package func attemptEnded(succeeded: Bool, afterNanoseconds nanoseconds: UInt64) {
     let base = succeeded ? Offset.attemptSuccesses : Offset.attemptFailures
     let stripe = stripe
-    cells[stripe &+ base &+ DurationBuckets.index(ofNanoseconds: nanoseconds)].wrappingAdd(
-      1, ordering: .relaxed)
-    cells[stripe &+ Offset.attemptSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+    stripe.add(1, at: base &+ DurationBuckets.index(ofNanoseconds: nanoseconds))
+    stripe.add(nanoseconds, at: Offset.attemptSum)
   }
 
   /// A run's first attempt succeeded after `nanoseconds`: the attempt and the run end
@@ -212,9 +247,8 @@ package struct PolicyCounters: @unchecked Sendable {
   @usableFromInline
   package func firstAttemptSucceeded(afterNanoseconds nanoseconds: UInt64) {
     let stripe = stripe
-    let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
-    cells[stripe &+ Offset.firstSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
-    cells[stripe &+ Offset.firstSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+    stripe.add(1, at: Offset.jointSuccesses &+ DurationBuckets.index(ofNanoseconds: nanoseconds))
+    stripe.add(nanoseconds, at: Offset.jointSum)
   }
 
   /// A run's first attempt succeeded after `duration`.
@@ -223,9 +257,31 @@ package struct PolicyCounters: @unchecked Sendable {
     firstAttemptSucceeded(afterNanoseconds: DurationBuckets.nanoseconds(duration))
   }
 
+  /// A run succeeded `run` nanoseconds after its first attempt started, its last attempt
+  /// `last` nanoseconds after that attempt started: the attempt and the run end together.
+  ///
+  /// When both fall in the same bucket, one bucket of joint successes counts both, and the
+  /// run's duration is added to both sums, the attempts' sum corrected by the difference
+  /// (wrapping): three additions instead of four.
+  package func runSucceeded(lastAttempt last: UInt64, run: UInt64) {
+    let stripe = stripe
+    let bucket = DurationBuckets.index(ofNanoseconds: run)
+    let attemptBucket = DurationBuckets.index(ofNanoseconds: last)
+    if attemptBucket == bucket {
+      stripe.add(1, at: Offset.jointSuccesses &+ bucket)
+      stripe.add(run, at: Offset.jointSum)
+      if last != run { stripe.add(last &- run, at: Offset.attemptSum) }
+    } else {
+      stripe.add(1, at: Offset.attemptSuccesses &+ attemptBucket)
+      stripe.add(last, at: Offset.attemptSum)
+      stripe.add(1, at: Offset.runSuccesses &+ bucket)
+      stripe.add(run, at: Offset.runSum)
+    }
+  }
+
   /// An attempt the run wanted to make was refused, by `cause`; it never started.
   package func attemptRefused(by cause: RetryMetrics.RefusalCause) {
-    add(1, at: Offset.refusals + cause.index)
+    stripe.add(1, at: Offset.refusals + cause.index)
   }
 
   /// A run of the policy ended with `outcome`, `nanoseconds` after its first attempt
@@ -235,13 +291,12 @@ package struct PolicyCounters: @unchecked Sendable {
     let bucket = DurationBuckets.index(ofNanoseconds: nanoseconds)
     switch outcome {
     case .succeeded:
-      cells[stripe &+ Offset.runSuccesses &+ bucket].wrappingAdd(1, ordering: .relaxed)
+      stripe.add(1, at: Offset.runSuccesses &+ bucket)
     case .failed(let reason):
-      cells[stripe &+ Offset.runFailures &+ bucket].wrappingAdd(1, ordering: .relaxed)
-      cells[stripe &+ Offset.runReasons &+ reason.metricsIndex].wrappingAdd(
-        1, ordering: .relaxed)
+      stripe.add(1, at: Offset.runFailures &+ bucket)
+      stripe.add(1, at: Offset.runReasons &+ reason.metricsIndex)
     }
-    cells[stripe &+ Offset.runSum].wrappingAdd(nanoseconds, ordering: .relaxed)
+    stripe.add(nanoseconds, at: Offset.runSum)
   }
 }
 

@@ -127,8 +127,8 @@ struct PolicyTotals {
 }
 
 extension PolicyMetrics {
-  /// Every counter summed over the stripes, by offset; runs whose first attempt succeeded
-  /// are folded into both the attempts' and the runs' successes.
+  /// Every counter summed over the stripes, by offset; joint successes are folded into both
+  /// the attempts' and the runs' successes.
   func totals() -> [UInt64] {
     var totals = [UInt64](repeating: 0, count: Offset.stride)
     for stripe in 0..<Self.stripeCount {
@@ -138,12 +138,12 @@ extension PolicyMetrics {
       }
     }
     for bucket in 0..<DurationBuckets.bucketCount {
-      let first = totals[Offset.firstSuccesses + bucket]
-      totals[Offset.attemptSuccesses + bucket] &+= first
-      totals[Offset.runSuccesses + bucket] &+= first
+      let joint = totals[Offset.jointSuccesses + bucket]
+      totals[Offset.attemptSuccesses + bucket] &+= joint
+      totals[Offset.runSuccesses + bucket] &+= joint
     }
-    totals[Offset.attemptSum] &+= totals[Offset.firstSum]
-    totals[Offset.runSum] &+= totals[Offset.firstSum]
+    totals[Offset.attemptSum] &+= totals[Offset.jointSum]
+    totals[Offset.runSum] &+= totals[Offset.jointSum]
     return totals
   }
 }
