@@ -127,6 +127,13 @@ extension CompiledPolicy {
         slot.release()
         firstFailure = error
       }
+    } else if !environment.isObserved, rateTokensAtHand(in: environment)?.take() == true {
+      // `rate` alone, a token handed out ahead: one atomic step, nothing to give back.
+      do {
+        return try await attempt(1, isolation: isolation, operation)
+      } catch {
+        firstFailure = error
+      }
     } else if !environment.isObserved, let slot = adaptiveLimitSlot(in: environment) {
       // `limit adaptive` alone: one atomic step each way; the limiter times a few attempts.
       let start = try slot.acquire()
@@ -259,8 +266,8 @@ extension CompiledPolicy {
   ///
   /// It opens the environment's clock once (see ``drive(on:in:after:isolation:_:)``).
   ///
-  /// Never inlined into `run`: a run waiting for its retry holds `run`'s frame and this one,
-  /// and `run`'s, where the task's first slab holds it, stays small.
+  /// Never inlined into `run`: a run waiting for its retry holds both frames, and `run`'s
+  /// stays small enough for the task's first slab (with this inlined, it took 1,408 bytes).
   @inlinable
   @inline(never)
   func drive<Success>(

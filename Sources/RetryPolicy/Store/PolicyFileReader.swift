@@ -1,6 +1,7 @@
 // The library's one platform file (the only one that imports the C library): the one reader
 // of policy files (the store, its watcher and every command of the tool read through it),
-// the folder watch of `check --watch`, and the circuit breaker's clock and thread identity.
+// the folder watch of `check --watch`, the circuit breaker's clock and thread identity, and
+// the rate limiter's clocks.
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -289,6 +290,38 @@ func platformCoarseMonotonicNanoseconds() -> Int64? {
     return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
   #elseif canImport(Darwin)
     return Int64(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW_APPROX))
+  #else
+    return nil
+  #endif
+}
+
+/// The monotonic clock that ``platformCoarseMonotonicNanoseconds()`` reads coarsely, read
+/// precisely, in nanoseconds (Linux `CLOCK_MONOTONIC`, Darwin `CLOCK_MONOTONIC_RAW`), or nil
+/// where there is no such pair of clocks.
+@inline(__always)
+func platformMonotonicNanoseconds() -> Int64? {
+  #if canImport(Glibc) || canImport(Musl)
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+  #elseif canImport(Darwin)
+    return Int64(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW))
+  #else
+    return nil
+  #endif
+}
+
+/// The resolution of ``platformCoarseMonotonicNanoseconds()`` in nanoseconds (a tick of the
+/// kernel's timer, 1–10 ms on Linux), or nil where it has none.
+func platformCoarseMonotonicResolution() -> Int64? {
+  #if canImport(Glibc) || canImport(Musl)
+    var resolution = timespec()
+    guard clock_getres(CLOCK_MONOTONIC_COARSE, &resolution) == 0 else { return nil }
+    return Int64(resolution.tv_sec) &* 1_000_000_000 &+ Int64(resolution.tv_nsec)
+  #elseif canImport(Darwin)
+    var resolution = timespec()
+    guard clock_getres(CLOCK_MONOTONIC_RAW_APPROX, &resolution) == 0 else { return nil }
+    return Int64(resolution.tv_sec) &* 1_000_000_000 &+ Int64(resolution.tv_nsec)
   #else
     return nil
   #endif

@@ -126,8 +126,8 @@ struct RunSheddingTests {
   @Test("equal policy values share one limiter, past the few kept without a lock too")
   func equalValuesShareLimiter() throws {
     let environment = RetryEnvironment()
-    // More values than the lock-free slots hold: the later ones come from the table.
-    let count = 8
+    // More values than the lock-free slots hold (16): the later ones come from the table.
+    let count = 20
     var first: [ConcurrencyLimiter] = []
     for index in 0..<count {
       let policy = try compile(policy: "retry \(index) on sharedLimitBoom limit 7")

@@ -66,6 +66,25 @@ struct ThrottleCountsTests {
     #expect(refusals > 0)
   }
 
+  @Test("tasks on several threads counting at once lose no request and no accept")
+  func concurrentCounts() async {
+    let clock = ManualClock()
+    let throttle = AdaptiveThrottle(clock: clock)
+    let policy = ThrottlePolicy(factor: 2)
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          for _ in 0..<5_000 {
+            _ = throttle.request(policy: policy, uniform: 0.5)
+            throttle.recordAccept()
+          }
+        }
+      }
+    }
+    #expect(throttle.counts(for: policy) == (requests: 40_000, accepts: 40_000))
+    #expect(throttle.refusalProbability(for: policy) == 0)
+  }
+
   @Test("an accept before any request counts nothing, as before the window exists")
   func acceptBeforeRequest() {
     let throttle = AdaptiveThrottle(clock: ManualClock())
@@ -100,9 +119,13 @@ struct ThrottleCountsTests {
 
   @Test(
     "with the system generator, a first attempt is refused with the SRE probability, not twice",
-    arguments: ["throttle x1 over 2m", "throttle x1 over 3m limit 100000"])
+    arguments: [
+      "throttle x1 over 2m", "throttle x1 over 3m limit 100000",
+      "throttle x1 over 4m rate 1000000/s within 10s",
+    ])
   func firstAttemptDrawsOnce(clauses: String) async throws {
-    // Alone, `run` asks the throttle itself; with a limit, through its shedding gate.
+    // Alone, `run` asks the throttle itself; with a limit, through its shedding gate; with a
+    // rate, through the driver alone (the gate would leave a drawn attempt to the driver).
     let policy = try compile(policy: "retry 0 on Boom \(clauses)")
     let throttle = try #require(
       RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).throttle)

@@ -122,9 +122,9 @@ public final class AdaptiveThrottle: @unchecked Sendable {
     type(of: random) == SystemRandomNumberGenerator.self
   }
 
-  /// Takes back a request counted just now, for an attempt that did not start after all (the
-  /// driver asks for it again).
-  package func withdrawRequest() {
+  /// Takes back a request counted just now under `policy`, for an attempt that did not start
+  /// after all (the driver asks for it again).
+  package func withdrawRequest(policy: ThrottlePolicy) {
     counts.withdrawRequest(now: clock.now())
   }
 

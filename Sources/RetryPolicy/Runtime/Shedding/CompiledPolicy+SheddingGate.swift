@@ -1,28 +1,56 @@
+import Synchronization
+
 extension CompiledPolicy {
   /// The process-wide registry's shedding objects, found without its lock (see
   /// ``RecentPolicyStates``): an entry of a registry keyed by value never changes them.
   private static let processWideGates = RecentPolicyStates<SheddingGate>()
 
   /// The shedding stages of a run in `environment` of a policy whose only stages before an
-  /// attempt are `throttle`, `rate` and `limit` (no `within`, `budget` or `breaker`, and no
-  /// `queue`), with the process-wide registry; nil for any other run.
+  /// attempt are `throttle`, `rate` and `limit` (no `budget` or `breaker`, no `queue`, and
+  /// no `within` unless with `rate`, not `throttle` with `rate`), with the process-wide
+  /// registry; nil for any other run.
   ///
   /// `run` asks them itself for the first attempt, as it takes the slot of `limit N` alone
   /// (``countedLimiter(in:)``): the objects are found without a lock, and an attempt they
   /// admit is a plain call between its admission and its release. A run they refuse throws
   /// what the driver throws for it; a rate that makes the attempt wait leaves the first
-  /// attempt to the driver (``SheddingGate/admitFirst(in:)``).
+  /// attempt to the driver (``SheddingGate/admitFirst(in:)``). With `within`, the gate only
+  /// refuses: a first attempt whose token would come past the deadline (all of `within` is
+  /// left before the first attempt); any other goes to the driver, which times the run.
   @usableFromInline
   package func sheddingGate(in environment: borrowing RetryEnvironment) -> SheddingGate? {
-    guard deadline == nil, budgetRatio == nil, breaker == nil,
-      throttle != nil || rate != nil || limit != nil
+    guard deadline == nil || rate != nil, budgetRatio == nil, breaker == nil,
+      throttle != nil || rate != nil || limit != nil,
+      // With both, the rate may leave an attempt the throttle's draw admitted to the driver,
+      // which would draw again (refusing with 1 − (1 − p)² instead of p): the driver asks both.
+      throttle == nil || rate == nil
     else { return nil }
     if case .fixed(_, let queue)? = limit, queue > 0 { return nil }
     let registry = environment.registry
     guard registry === RetryStateRegistry.processWide else { return nil }
     if let gate = Self.processWideGates.value(for: self) { return gate }
     let state = registry.state(for: self, clock: environment.clock)
-    return Self.processWideGates.keep(SheddingGate(policy: self, state: state), for: self)
+    let gate = SheddingGate(policy: self, state: state)
+    return Self.processWideGates.keep(
+      gate, for: self, payload: gate.tokensAtHand.map { Int(bitPattern: $0.count) } ?? 0)
+  }
+
+  /// The tokens of `rate` handed out ahead, for a run in `environment` of a policy whose only
+  /// stage before an attempt is `rate` (no `within`, `throttle`, `limit`, `budget` or
+  /// `breaker`), with the process-wide registry, once its gate is kept; nil for any other run.
+  ///
+  /// `run` takes one for the first attempt, as it takes the slot of `limit N` alone
+  /// (``countedLimitSlot(in:)``): one atomic step, found without a lock and without retaining
+  /// anything, and nothing to give back. When none is left, ``sheddingGate(in:)`` asks the
+  /// limiter, which reads the clock and hands out more (see ``RateLimiter``).
+  @usableFromInline
+  package func rateTokensAtHand(in environment: borrowing RetryEnvironment) -> RateTokensAtHand? {
+    guard rate != nil, deadline == nil, throttle == nil, limit == nil, budgetRatio == nil,
+      breaker == nil, environment.registry === RetryStateRegistry.processWide,
+      let address = Self.processWideGates.payload(for: self),
+      let count = UnsafeMutablePointer<Atomic<Int>>(bitPattern: address)
+    else { return nil }
+    return RateTokensAtHand(count: count)
   }
 
   /// Makes a run's first attempt under `gate`, without the driver.
@@ -80,13 +108,22 @@ package final class SheddingGate: Sendable {
   private let ratePolicy: RatePolicy?
   private let limiter: ConcurrencyLimiter?
   private let limitPolicy: ConcurrencyLimitPolicy?
+  /// `within`, which only `rate` asks here.
+  private let within: Duration?
+  /// The rate's tokens handed out ahead, when `rate` is the only stage asked here (without
+  /// `within`).
+  let tokensAtHand: RateTokensAtHand?
 
   init(policy: borrowing CompiledPolicy, state: PolicyState) {
     throttlePolicy = policy.throttle
     ratePolicy = policy.rate
+    within = policy.deadline
     limitPolicy = policy.limit
     throttle = policy.throttle == nil ? nil : state.throttle
     rate = policy.rate == nil ? nil : state.rateLimiter
+    let isRateAlone =
+      policy.throttle == nil && policy.limit == nil && policy.deadline == nil
+    tokensAtHand = isRateAlone ? rate?.tokensAtHand : nil
     limiter = policy.limit == nil ? nil : state.limiter
   }
 
@@ -100,6 +137,7 @@ package final class SheddingGate: Sendable {
   /// the driver with nothing counted or taken (the request and the token are given back).
   @usableFromInline
   package func admitFirst(in environment: borrowing RetryEnvironment) -> Admission {
+    var counted = false
     if let throttle, let throttlePolicy {
       let probability = throttle.countRequest(policy: throttlePolicy)
       if probability > 0,
@@ -107,16 +145,20 @@ package final class SheddingGate: Sendable {
       {
         return .refused(refusal)
       }
+      counted = true
     }
     if let rate, let ratePolicy {
       let runClock: (any Clock<Duration>)? =
         environment.isContinuousClock ? nil : environment.clock
-      switch rate.reserve(policy: ratePolicy, maxWait: nil, on: runClock) {
-      case .now:
-        break
-      case .after, .refused:
-        rate.cancelReservation(on: runClock)
-        throttle?.withdrawRequest()
+      // With `within`, the gate only refuses; the throttle's request counts, as the driver
+      // counts it before the rate refuses.
+      if let within,
+        let refusal = rate.refusal(policy: ratePolicy, maxWait: within, on: runClock)
+      {
+        return .refused(refusal)
+      }
+      if within != nil || !rate.takeAtOnce(policy: ratePolicy, on: runClock) {
+        if counted, let throttlePolicy { throttle?.withdrawRequest(policy: throttlePolicy) }
         return .driver
       }
     }

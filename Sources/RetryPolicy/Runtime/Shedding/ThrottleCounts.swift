@@ -131,6 +131,8 @@ package struct ThrottleCounts: @unchecked Sendable {
   /// max(0, (requests − K × accepts) / (requests + 1)), as ``ThrottleWindow`` computes it.
   @inline(__always)
   static func probability(requests: Int, accepts: Int, factor: Double) -> Double {
+    // A healthy service, in integers: no more requests than accepts, and K at least 1.
+    if requests <= accepts, factor >= 1 { return 0 }
     let excess = Double(requests) - factor * Double(accepts)
     guard excess > 0 else { return 0 }
     return excess / Double(requests &+ 1)

@@ -1,6 +1,14 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The slots of a concurrency limit, owned and shared by the host: `limit N [queue M]` and
 /// `limit adaptive [min A] [max B]`.
 ///
@@ -16,7 +24,7 @@ import Synchronization
 /// With `limit adaptive`, the limit follows the latency of the attempts (see the grammar
 /// reference: a gradient controller on their 90th percentile, with a calibration of the
 /// unloaded latency after the first window and every 30 s); it is measured on the limiter's
-/// clock, the system's continuous clock unless ``init(clock:)`` gives another. While fewer
+/// clock, the system's monotonic clock unless ``init(clock:)`` gives another. While fewer
 /// than 512 attempts ask in 100 ms, every attempt is timed; past that, one in a power of two
 /// (at most one in 64), so that 256 or more are timed each 100 ms
 /// (the controller keeps 256 samples a window): the stride is set again each 100 ms from the
@@ -66,7 +74,12 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   /// For `limit N` without `queue`: the error of a refused first attempt, boxed once (a
   /// refusal then throws it without an allocation); set with `countedLimit`.
   private(set) var countedRefusal: any Error = LimitExceededError(limit: 0)
-  private let clock: CircuitBreakerClock
+  /// The clock latency is measured on: a host's (a test's manual clock, a simulation's
+  /// virtual time), or nil for the system's monotonic clock, read in whole nanoseconds since
+  /// `origin` (no `Duration` to convert).
+  private let hostClock: CircuitBreakerClock?
+  /// When the limiter was made on the system's monotonic clock.
+  private let origin: Int64
   private var machine: ConcurrencyLimitStateMachine?
   private var controller: AdaptiveLimitController?
   /// Waiters that wait for their ticket, by ticket.
@@ -114,21 +127,29 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     case refused(limit: Int)
   }
 
-  /// Creates a limiter on the system's continuous clock.
+  /// Creates a limiter that measures latency on the system's monotonic clock.
   public init() {
-    clock = CircuitBreakerClock(clock: ContinuousClock())
+    if let now = platformMonotonicNanoseconds() {
+      hostClock = nil
+      origin = now
+    } else {
+      hostClock = CircuitBreakerClock(clock: ContinuousClock())
+      origin = 0
+    }
     (counted, control) = Self.makeCount()
   }
 
   /// Creates a limiter that measures latency on `clock` (a test's manual clock).
   public init(clock: some Clock<Duration>) {
-    self.clock = CircuitBreakerClock(clock: clock)
+    hostClock = CircuitBreakerClock(clock: clock)
+    origin = 0
     (counted, control) = Self.makeCount()
   }
 
   /// Creates a limiter that reads the time from `now`: a simulation's virtual time.
   package init(reading now: @escaping @Sendable () -> Duration) {
-    clock = CircuitBreakerClock(reading: now)
+    hostClock = CircuitBreakerClock(reading: now)
+    origin = 0
     (counted, control) = Self.makeCount()
   }
 
@@ -228,59 +249,7 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     guard before & Self.lowBits < limit || Self.retakeAdaptive(counted, limit: limit) else {
       return .refused(limit: limit)
     }
-    return .admitted(Permit(start: Self.isTimed(before, control) ? clock.now() : Permit.untimed))
-  }
-
-  /// Whether the attempt that found `before` in the count, under `control`, is timed.
-  @inlinable
-  static func isTimed(_ before: Int, _ control: Int) -> Bool {
-    // The stride's mask is at most 63: the high bits' sign does not reach it.
-    (before >> 32) & (control >> 32) == 0
-  }
-
-  /// The end of ``acquireAdaptive(_:)`` for an attempt whose addition to `counted` found
-  /// every slot taken: gives it back, and takes a slot freed in between; returns whether it
-  /// did.
-  @usableFromInline
-  static func retakeAdaptive(_ counted: UnsafeMutablePointer<Atomic<Int>>, limit: Int) -> Bool {
-    counted.pointee.wrappingSubtract(Self.adaptiveAsk, ordering: .relaxed)
-    var current = counted.pointee.load(ordering: .relaxed)
-    while current & Self.lowBits < limit {
-      let (exchanged, original) = counted.pointee.weakCompareExchange(
-        expected: current, desired: current &+ Self.adaptiveAsk, successOrdering: .acquiring,
-        failureOrdering: .relaxed)
-      if exchanged { return true }
-      current = original
-    }
-    return false
-  }
-
-  /// Takes a slot of a counted limit of `limit` whose attempts in flight `count` counts;
-  /// returns whether it did.
-  ///
-  /// One atomic addition admits an attempt that finds a slot free. One that finds none gives
-  /// its addition back, then asks again with a compare-and-exchange, which is refused only
-  /// when the count it reads has every slot taken: a slot freed in between is taken.
-  @inlinable
-  static func takeCounted(_ count: UnsafeMutablePointer<Atomic<Int>>, limit: Int) -> Bool {
-    if count.pointee.wrappingAdd(1, ordering: .acquiring).oldValue < limit { return true }
-    return retakeCounted(count, limit: limit)
-  }
-
-  /// The end of ``takeCounted(_:limit:)`` for an attempt whose addition found every slot
-  /// taken.
-  @usableFromInline
-  static func retakeCounted(_ count: UnsafeMutablePointer<Atomic<Int>>, limit: Int) -> Bool {
-    count.pointee.wrappingSubtract(1, ordering: .relaxed)
-    var current = count.pointee.load(ordering: .relaxed)
-    while current < limit {
-      let (exchanged, original) = count.pointee.weakCompareExchange(
-        expected: current, desired: current &+ 1, successOrdering: .acquiring,
-        failureOrdering: .relaxed)
-      if exchanged { return true }
-      current = original
-    }
-    return false
+    return .admitted(Permit(start: Self.isTimed(before, control) ? now() : Permit.untimed))
   }
 
   /// The limit of `limit N` without `queue` this limiter counts for a policy with `policy`,
@@ -389,7 +358,16 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   /// The start of an adaptive attempt that is timed: now on the limiter's clock.
   @usableFromInline
   func timedStart() -> Int64 {
-    clock.now()
+    now()
+  }
+
+  /// Now, in nanoseconds on the limiter's clock (never negative).
+  private func now() -> Int64 {
+    guard let hostClock else {
+      let elapsed = (platformMonotonicNanoseconds() ?? origin) &- origin
+      return elapsed > 0 ? elapsed : 0
+    }
+    return hostClock.now()
   }
 
   /// The error that refuses an attempt under an adaptive limit of `limit`: boxed once for
@@ -409,7 +387,7 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   @usableFromInline
   @discardableResult
   func record(start: Int64, inFlight: Int) -> Int? {
-    let end = clock.now()
+    let end = now()
     lock.lock()
     // In place: the controller's samples are never copied.
     let change = controller?.record(start: start, end: end, inFlight: inFlight)
@@ -434,20 +412,6 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     strideCount = (now, asked)
     return Self.timingMask(
       asked: (asked &- last.asked) & Self.lowBits, overNanoseconds: elapsed)
-  }
-
-  /// The mask of the timing stride for `asked` attempts over `elapsed` nanoseconds: one in
-  /// the largest power of two that still times ``timedPerWindow`` of them each 100 ms, at
-  /// most one in ``maximumTimingStride``.
-  static func timingMask(asked: Int, overNanoseconds elapsed: Int64) -> Int {
-    guard elapsed > 0 else { return 0 }
-    let perWindow =
-      Double(asked) * Double(AdaptiveLimitController.minimumWindow) / Double(elapsed)
-    var stride = 1
-    while stride < maximumTimingStride, Double(stride * 2 * timedPerWindow) <= perWindow {
-      stride *= 2
-    }
-    return stride - 1
   }
 
   /// Called with the lock held: the waiter of `ticket` gets its slot.
@@ -478,4 +442,20 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
       control.pointee.store(adaptive.limit, ordering: .releasing)
     }
   }
+}
+
+/// The system's monotonic clock, exact, in nanoseconds since an arbitrary point: what an
+/// adaptive limit times its attempts on (a reading of `ContinuousClock` and its conversion
+/// from `Duration` cost several times more); nil where it cannot be read.
+@inline(__always)
+func platformMonotonicNanoseconds() -> Int64? {
+  #if canImport(Glibc) || canImport(Musl)
+    var time = timespec()
+    guard clock_gettime(CLOCK_MONOTONIC, &time) == 0 else { return nil }
+    return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+  #elseif canImport(Darwin)
+    return Int64(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW))
+  #else
+    return nil
+  #endif
 }

@@ -11,7 +11,8 @@ import Synchronization
 // hour. On the continuous and suspending clocks every wait of the runtime (a retry's delay, a
 // Retry-After wait, a hedge timer, a `timeout` timer) is therefore an entry in one timer heap
 // for the process (``SystemTimerHeap``): a deadline and the waiting task's continuation, some
-// 50 bytes, behind a single Dispatch timer set to the earliest deadline. Cancellation takes
+// 50 bytes, behind a single Dispatch timer set to the earliest deadline (rounded up to the
+// millisecond, so that the waits due within one end together). Cancellation takes
 // the continuation out and resumes it at once. Other clocks keep their own `sleep`:
 // `ManualClock` frees a cancelled sleeper at once.
 
@@ -208,7 +209,7 @@ package final class SystemTimerCensus: Sendable {
 
 /// One timer for every wait of the process on the system clocks: a min-heap of deadlines,
 /// with the waiting continuations by number, behind one Dispatch timer set to the earliest
-/// deadline.
+/// deadline's next whole millisecond.
 ///
 /// A wait costs an entry of the heap and one of the table of continuations, instead of a
 /// Dispatch timer of its own. Cancellation takes the continuation out of the table and
@@ -308,9 +309,10 @@ package final class SystemTimerHeap: @unchecked Sendable {
       if Task.isCancelled { return true }
       state.waiters[id] = waiter
       state.push(Entry(deadline: deadline, id: id))
-      if deadline < state.armedDeadline {
-        state.armedDeadline = deadline
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
+      let firing = Self.firing(for: deadline)
+      if firing < state.armedDeadline {
+        state.armedDeadline = firing
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: firing))
       }
       return false
     }
@@ -342,7 +344,7 @@ package final class SystemTimerHeap: @unchecked Sendable {
         if let waiter = state.waiters.removeValue(forKey: first.id) { due.append(waiter) }
       }
       state.compactIfMostlyEnded()
-      state.armedDeadline = state.heap.first?.deadline ?? .max
+      state.armedDeadline = state.heap.first.map { Self.firing(for: $0.deadline) } ?? .max
       if state.armedDeadline != .max {
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: state.armedDeadline))
       }
@@ -353,6 +355,17 @@ package final class SystemTimerHeap: @unchecked Sendable {
       waiter.census?.timerFreed()
       waiter.continuation.resume()
     }
+  }
+
+  /// When the timer fires for a wait due at `deadline`: the next whole millisecond.
+  ///
+  /// The waits due within one millisecond of the uptime clock then end in one firing, not one
+  /// each (100,000 runs started over a second otherwise wake the timer every few
+  /// microseconds). A wait never ends before its deadline, and at most a millisecond after.
+  private static func firing(for deadline: UInt64) -> UInt64 {
+    let quantum: UInt64 = 1_000_000
+    let (rounded, overflow) = deadline.addingReportingOverflow(quantum - 1)
+    return overflow ? .max : rounded / quantum * quantum
   }
 
   /// The deadline `duration` from now, in Dispatch uptime nanoseconds; `UInt64.max` (never)
