@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The slots of a concurrency limit, owned and shared by the host: `limit N [queue M]` and
 /// `limit adaptive [min A] [max B]`.
 ///
@@ -442,20 +434,4 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
       control.pointee.store(adaptive.limit, ordering: .releasing)
     }
   }
-}
-
-/// The system's monotonic clock, exact, in nanoseconds since an arbitrary point: what an
-/// adaptive limit times its attempts on (a reading of `ContinuousClock` and its conversion
-/// from `Duration` cost several times more); nil where it cannot be read.
-@inline(__always)
-func platformMonotonicNanoseconds() -> Int64? {
-  #if canImport(Glibc) || canImport(Musl)
-    var time = timespec()
-    guard clock_gettime(CLOCK_MONOTONIC, &time) == 0 else { return nil }
-    return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
-  #elseif canImport(Darwin)
-    return Int64(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW))
-  #else
-    return nil
-  #endif
 }
