@@ -7,7 +7,8 @@ extension CompiledPolicy {
 
   /// The shedding stages of a run in `environment` of a policy whose only stages before an
   /// attempt are `throttle`, `rate` and `limit` (no `budget` or `breaker`, no `queue`, and
-  /// no `within` unless with `rate`), with the process-wide registry; nil for any other run.
+  /// no `within` unless with `rate`, not `throttle` with `rate`), with the process-wide
+  /// registry; nil for any other run.
   ///
   /// `run` asks them itself for the first attempt, as it takes the slot of `limit N` alone
   /// (``countedLimiter(in:)``): the objects are found without a lock, and an attempt they
@@ -19,7 +20,10 @@ extension CompiledPolicy {
   @usableFromInline
   package func sheddingGate(in environment: borrowing RetryEnvironment) -> SheddingGate? {
     guard deadline == nil || rate != nil, budgetRatio == nil, breaker == nil,
-      throttle != nil || rate != nil || limit != nil
+      throttle != nil || rate != nil || limit != nil,
+      // With both, the rate may leave an attempt the throttle's draw admitted to the driver,
+      // which would draw again (refusing with 1 − (1 − p)² instead of p): the driver asks both.
+      throttle == nil || rate == nil
     else { return nil }
     if case .fixed(_, let queue)? = limit, queue > 0 { return nil }
     let registry = environment.registry

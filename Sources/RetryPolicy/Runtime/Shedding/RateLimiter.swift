@@ -17,11 +17,11 @@ import Synchronization
 /// On the system's clock (runs on the continuous clock, the default), reading the time costs
 /// more than the rest of an attempt's admission, so the limiter reads it only when the tokens
 /// it handed out are gone: when it reads it and the bucket has a token, it also hands out the
-/// tokens that would come within the next 100 µs at most (``handOutWindow``), which the next
+/// tokens that would come within the next 100 µs at most (`handOutWindow`), which the next
 /// attempts take with one atomic step, without the lock or the clock. Those tokens are
 /// counted as taken when the limiter next reads the clock: never more than the rate allows,
 /// and the bucket refills at most 100 µs later than it would have (see
-/// ``RateLimitStateMachine``). On any other clock it reads the time for every token.
+/// `RateLimitStateMachine`). On any other clock it reads the time for every token.
 public final class RateLimiter: @unchecked Sendable {
   // Sound: `machine`, `binding` and `lastRefusal` are read and written only while `lock` is
   // held; `handedOutStorage` is atomic, and only ever raised while `lock` is held.
