@@ -127,6 +127,13 @@ extension CompiledPolicy {
         slot.release()
         firstFailure = error
       }
+    } else if !environment.isObserved, rateTokensAtHand(in: environment)?.take() == true {
+      // `rate` alone, a token handed out ahead: one atomic step, nothing to give back.
+      do {
+        return try await attempt(1, isolation: isolation, operation)
+      } catch {
+        firstFailure = error
+      }
     } else if !environment.isObserved, let slot = adaptiveLimitSlot(in: environment) {
       // `limit adaptive` alone: one atomic step each way; the limiter times a few attempts.
       let start = try slot.acquire()

@@ -297,12 +297,14 @@ func platformCoarseMonotonicNanoseconds() -> Int64? {
 
 /// The monotonic clock that ``platformCoarseMonotonicNanoseconds()`` reads coarsely, read
 /// precisely, in nanoseconds (Linux `CLOCK_MONOTONIC`, Darwin `CLOCK_MONOTONIC_RAW`), or nil
-/// where there is no such pair of clocks.
+/// where there is no such pair of clocks: what a rate's tokens and an adaptive limit's
+/// latencies are timed on (a reading of `ContinuousClock` and its conversion from `Duration`
+/// cost several times more).
 @inline(__always)
 func platformMonotonicNanoseconds() -> Int64? {
   #if canImport(Glibc) || canImport(Musl)
     var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
+    guard clock_gettime(CLOCK_MONOTONIC, &time) == 0 else { return nil }
     return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
   #elseif canImport(Darwin)
     return Int64(truncatingIfNeeded: clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW))

@@ -149,4 +149,32 @@ struct RateHandOutTests {
     clock.advance(by: .milliseconds(500))
     #expect(try await waiting.value == 2)
   }
+
+  @Test("run takes a token at hand for a first attempt of 'rate' alone; a failure retries")
+  func runTakesTokenAtHand() async throws {
+    struct Boom: Error {}
+    let policy = try compile(
+      policyFile: "policy rateAtHand = retry 1 on Boom immediately rate 1000000/s burst 1000"
+    ).policies[0]
+    let environment = RetryEnvironment()
+    #expect(try await policy.run(in: environment) { 1 } == 1)
+    // The gate is kept, and with it the tokens the limiter handed out.
+    #expect(policy.rateTokensAtHand(in: environment) != nil)
+    var calls = 0
+    let value = try await policy.run(in: environment) { () async throws -> Int in
+      calls += 1
+      if calls == 1 { throw Boom() }
+      return calls
+    }
+    #expect(value == 2)
+    // Not for `within`, nor with another stage, nor with a host's registry.
+    let within = try compile(policy: "retry 1 rate 1000000/s within 1s")
+    _ = try await within.run(in: environment) { 1 }
+    #expect(within.rateTokensAtHand(in: environment) == nil)
+    let throttled = try compile(policy: "retry 1 rate 1000000/s throttle x2")
+    _ = try await throttled.run(in: environment) { 1 }
+    #expect(throttled.rateTokensAtHand(in: environment) == nil)
+    let hosted = RetryEnvironment(registry: RetryStateRegistry())
+    #expect(policy.rateTokensAtHand(in: hosted) == nil)
+  }
 }

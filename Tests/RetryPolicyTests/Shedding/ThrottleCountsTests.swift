@@ -119,9 +119,13 @@ struct ThrottleCountsTests {
 
   @Test(
     "with the system generator, a first attempt is refused with the SRE probability, not twice",
-    arguments: ["throttle x1 over 2m", "throttle x1 over 3m limit 100000"])
+    arguments: [
+      "throttle x1 over 2m", "throttle x1 over 3m limit 100000",
+      "throttle x1 over 4m rate 1000000/s within 10s",
+    ])
   func firstAttemptDrawsOnce(clauses: String) async throws {
-    // Alone, `run` asks the throttle itself; with a limit, through its shedding gate.
+    // Alone, `run` asks the throttle itself; with a limit, through its shedding gate; with a
+    // rate, through the driver alone (the gate would leave a drawn attempt to the driver).
     let policy = try compile(policy: "retry 0 on Boom \(clauses)")
     let throttle = try #require(
       RetryStateRegistry.processWide.state(for: policy, clock: ContinuousClock()).throttle)

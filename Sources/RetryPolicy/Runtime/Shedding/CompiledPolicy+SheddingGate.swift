@@ -1,3 +1,5 @@
+import Synchronization
+
 extension CompiledPolicy {
   /// The process-wide registry's shedding objects, found without its lock (see
   /// ``RecentPolicyStates``): an entry of a registry keyed by value never changes them.
@@ -5,7 +7,8 @@ extension CompiledPolicy {
 
   /// The shedding stages of a run in `environment` of a policy whose only stages before an
   /// attempt are `throttle`, `rate` and `limit` (no `budget` or `breaker`, no `queue`, and
-  /// no `within` unless with `rate`), with the process-wide registry; nil for any other run.
+  /// no `within` unless with `rate`, not `throttle` with `rate`), with the process-wide
+  /// registry; nil for any other run.
   ///
   /// `run` asks them itself for the first attempt, as it takes the slot of `limit N` alone
   /// (``countedLimiter(in:)``): the objects are found without a lock, and an attempt they
@@ -17,14 +20,37 @@ extension CompiledPolicy {
   @usableFromInline
   package func sheddingGate(in environment: borrowing RetryEnvironment) -> SheddingGate? {
     guard deadline == nil || rate != nil, budgetRatio == nil, breaker == nil,
-      throttle != nil || rate != nil || limit != nil
+      throttle != nil || rate != nil || limit != nil,
+      // With both, the rate may leave an attempt the throttle's draw admitted to the driver,
+      // which would draw again (refusing with 1 − (1 − p)² instead of p): the driver asks both.
+      throttle == nil || rate == nil
     else { return nil }
     if case .fixed(_, let queue)? = limit, queue > 0 { return nil }
     let registry = environment.registry
     guard registry === RetryStateRegistry.processWide else { return nil }
     if let gate = Self.processWideGates.value(for: self) { return gate }
     let state = registry.state(for: self, clock: environment.clock)
-    return Self.processWideGates.keep(SheddingGate(policy: self, state: state), for: self)
+    let gate = SheddingGate(policy: self, state: state)
+    return Self.processWideGates.keep(
+      gate, for: self, payload: gate.tokensAtHand.map { Int(bitPattern: $0.count) } ?? 0)
+  }
+
+  /// The tokens of `rate` handed out ahead, for a run in `environment` of a policy whose only
+  /// stage before an attempt is `rate` (no `within`, `throttle`, `limit`, `budget` or
+  /// `breaker`), with the process-wide registry, once its gate is kept; nil for any other run.
+  ///
+  /// `run` takes one for the first attempt, as it takes the slot of `limit N` alone
+  /// (``countedLimitSlot(in:)``): one atomic step, found without a lock and without retaining
+  /// anything, and nothing to give back. When none is left, ``sheddingGate(in:)`` asks the
+  /// limiter, which reads the clock and hands out more (see ``RateLimiter``).
+  @usableFromInline
+  package func rateTokensAtHand(in environment: borrowing RetryEnvironment) -> RateTokensAtHand? {
+    guard rate != nil, deadline == nil, throttle == nil, limit == nil, budgetRatio == nil,
+      breaker == nil, environment.registry === RetryStateRegistry.processWide,
+      let address = Self.processWideGates.payload(for: self),
+      let count = UnsafeMutablePointer<Atomic<Int>>(bitPattern: address)
+    else { return nil }
+    return RateTokensAtHand(count: count)
   }
 
   /// Makes a run's first attempt under `gate`, without the driver.
@@ -84,6 +110,9 @@ package final class SheddingGate: Sendable {
   private let limitPolicy: ConcurrencyLimitPolicy?
   /// `within`, which only `rate` asks here.
   private let within: Duration?
+  /// The rate's tokens handed out ahead, when `rate` is the only stage asked here (without
+  /// `within`).
+  let tokensAtHand: RateTokensAtHand?
 
   init(policy: borrowing CompiledPolicy, state: PolicyState) {
     throttlePolicy = policy.throttle
@@ -92,6 +121,9 @@ package final class SheddingGate: Sendable {
     limitPolicy = policy.limit
     throttle = policy.throttle == nil ? nil : state.throttle
     rate = policy.rate == nil ? nil : state.rateLimiter
+    let isRateAlone =
+      policy.throttle == nil && policy.limit == nil && policy.deadline == nil
+    tokensAtHand = isRateAlone ? rate?.tokensAtHand : nil
     limiter = policy.limit == nil ? nil : state.limiter
   }
 

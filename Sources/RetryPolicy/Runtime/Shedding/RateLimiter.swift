@@ -17,14 +17,14 @@ import Synchronization
 /// On the system's clock (runs on the continuous clock, the default), reading the time costs
 /// more than the rest of an attempt's admission, so the limiter reads it only when the tokens
 /// it handed out are gone: when it reads it and the bucket has a token, it also hands out the
-/// tokens that would come within the next 100 µs at most (``handOutWindow``), which the next
+/// tokens that would come within the next 100 µs at most (`handOutWindow`), which the next
 /// attempts take with one atomic step, without the lock or the clock. Those tokens are
 /// counted as taken when the limiter next reads the clock: never more than the rate allows,
 /// and the bucket refills at most 100 µs later than it would have (see
-/// ``RateLimitStateMachine``). On any other clock it reads the time for every token.
+/// `RateLimitStateMachine`). On any other clock it reads the time for every token.
 public final class RateLimiter: @unchecked Sendable {
   // Sound: `machine`, `binding` and `lastRefusal` are read and written only while `lock` is
-  // held; `handedOut` is atomic, and only ever raised while `lock` is held.
+  // held; `handedOutStorage` is atomic, and only ever raised while `lock` is held.
   private let lock = NSLock()
   /// The limiter's own time.
   private let time: OwnTime
@@ -39,8 +39,21 @@ public final class RateLimiter: @unchecked Sendable {
   /// The error of the last refusal a first attempt got without the driver, boxed once, and
   /// the wait it states: the refusals in one tick of the coarse clock share it.
   private var lastRefusal: (wait: Int64, error: any Error)?
-  /// The tokens handed out ahead and not taken yet.
-  private let handedOut = Atomic<Int>(0)
+  /// The tokens handed out ahead and not taken yet, in memory of their own, which lives as
+  /// long as the limiter (``tokensAtHand``).
+  private let handedOutStorage: UnsafeMutablePointer<Atomic<Int>> = {
+    let storage = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1)
+    storage.initialize(to: Atomic<Int>(0))
+    return storage
+  }()
+
+  /// The tokens handed out ahead, which a run may take without the limiter while it lives.
+  var tokensAtHand: RateTokensAtHand { RateTokensAtHand(count: handedOutStorage) }
+
+  deinit {
+    handedOutStorage.deinitialize(count: 1)
+    handedOutStorage.deallocate()
+  }
 
   /// How far ahead, in time, a limiter on the system's clock hands out tokens: 100 µs.
   package static var handOutWindow: Duration { .microseconds(100) }
@@ -77,7 +90,7 @@ public final class RateLimiter: @unchecked Sendable {
     lock.withLock {
       let now = now(on: nil)
       return (machine ?? RateLimitStateMachine(policy: policy))
-        .tokens(now: now, unused: handedOut.load(ordering: .relaxed))
+        .tokens(now: now, unused: handedOutStorage.pointee.load(ordering: .relaxed))
     }
   }
 
@@ -99,7 +112,7 @@ public final class RateLimiter: @unchecked Sendable {
     let reservation = current.reserve(now: now, maxWait: bound)
     if reservation == .now, handOutNanoseconds > 0, isOwnTime(on: runClock) {
       let count = current.handOut(now: now, upTo: Int(handOutNanoseconds / current.interval))
-      if count > 0 { handedOut.store(count, ordering: .relaxed) }
+      if count > 0 { handedOutStorage.pointee.store(count, ordering: .relaxed) }
     }
     machine = current
     lock.unlock()
@@ -124,12 +137,12 @@ public final class RateLimiter: @unchecked Sendable {
   package func refusal(
     policy: RatePolicy, maxWait: Duration, on runClock: (any Clock<Duration>)?
   ) -> (any Error)? {
-    if handedOut.load(ordering: .relaxed) > 0 { return nil }
+    if handedOutStorage.pointee.load(ordering: .relaxed) > 0 { return nil }
     let bound = CircuitBreakerClock.nanoseconds(maxWait)
     lock.lock()
     defer { lock.unlock() }
     // The tokens handed out are all taken only while none is left.
-    guard handedOut.load(ordering: .relaxed) == 0 else { return nil }
+    guard handedOutStorage.pointee.load(ordering: .relaxed) == 0 else { return nil }
     let current = machine ?? RateLimitStateMachine(policy: policy)
     if isOwnTime(on: runClock), let coarse = time.coarse() {
       let wait = current.shortestWait(from: coarse, to: coarse.addingClamped(OwnTime.coarseLag))
@@ -151,14 +164,7 @@ public final class RateLimiter: @unchecked Sendable {
   /// Takes one of the tokens handed out ahead; false when none is left.
   @inline(__always)
   private func takeHandedOut() -> Bool {
-    var left = handedOut.load(ordering: .relaxed)
-    while left > 0 {
-      let (exchanged, original) = handedOut.compareExchange(
-        expected: left, desired: left - 1, ordering: .relaxed)
-      if exchanged { return true }
-      left = original
-    }
-    return false
+    tokensAtHand.take()
   }
 
   /// Called with the lock held: the error of a refusal whose token comes after `wait`
@@ -203,6 +209,33 @@ public final class RateLimiter: @unchecked Sendable {
   private static func reader<C: Clock<Duration>>(of clock: C) -> @Sendable () -> Duration {
     let origin = clock.now
     return { origin.duration(to: clock.now) }
+  }
+}
+
+/// The tokens a ``RateLimiter`` handed out ahead, taken without the limiter: what `run` takes
+/// for the first attempt of a policy whose only stage before an attempt is `rate`.
+///
+/// `@unchecked Sendable`: `count` is an atomic that the limiter keeps alive; whoever holds
+/// this keeps the limiter (the process-wide registry's are never freed).
+@usableFromInline
+package struct RateTokensAtHand: @unchecked Sendable {
+  @usableFromInline let count: UnsafeMutablePointer<Atomic<Int>>
+
+  init(count: UnsafeMutablePointer<Atomic<Int>>) {
+    self.count = count
+  }
+
+  /// Takes one of the tokens handed out; false, with nothing taken, when none is left.
+  @inlinable
+  package func take() -> Bool {
+    var left = count.pointee.load(ordering: .relaxed)
+    while left > 0 {
+      let (exchanged, original) = count.pointee.compareExchange(
+        expected: left, desired: left - 1, ordering: .relaxed)
+      if exchanged { return true }
+      left = original
+    }
+    return false
   }
 }
 

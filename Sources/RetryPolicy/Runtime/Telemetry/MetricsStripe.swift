@@ -5,23 +5,24 @@ import Synchronization
 
 /// The stripe of every ``PolicyMetrics``' counters that the current thread writes.
 ///
-/// The first ``ownedCount`` threads that record each own a stripe for their whole life: no
-/// other thread writes it, so an addition there is a plain load and store of the cell (a
-/// relaxed atomic load and store, which readers may read at any time), not a locked
-/// read-modify-write, which costs several times as much and is most of what recording costs.
-/// A thread that ends gives its stripe back (a thread-specific value's destructor), and the
-/// next thread to record takes it over, its counts included: the release of the slot and the
-/// acquiring claim order the last writes of one owner before the first of the next. Every
-/// further thread shares the last stripe, ``sharedStripe``, with atomic additions. The
-/// thread's slot is kept in a POSIX thread-specific value; where there is none, every thread
-/// uses the shared stripe.
+/// The first ``ownedCount`` threads that record (two more than the processor count, at most
+/// 60) each own a stripe for their whole life: no other thread writes it, so an addition
+/// there is a plain load and store of the cell (a relaxed atomic load and store, which readers
+/// may read at any time), not a locked read-modify-write, which costs several times as much
+/// and is most of what recording costs. A thread that ends gives its stripe back (a
+/// thread-specific value's destructor), and the next thread to record takes it over, its
+/// counts included: the release of the stripe and the acquiring claim order the last writes
+/// of one owner before the first of the next. Every further thread adds atomically to one of
+/// ``sharedCount`` shared stripes, chosen by its thread handle. The thread's stripe is kept in
+/// a POSIX thread-specific value; where there is none, every thread uses a shared stripe.
 enum MetricsStripe {
-  /// The stripes that threads own, one each.
-  static let ownedCount = 7
-  /// The stripes of every policy's counters: one per owner, and the shared one.
-  static let count = ownedCount + 1
-  /// The stripe of the threads that own none.
-  static let sharedStripe = ownedCount
+  /// The stripes that threads own, one each: two more than the processors, at most 60.
+  static let ownedCount = Swift.min(
+    Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1) + 2, 60)
+  /// The stripes the threads that own none share.
+  static let sharedCount = 4
+  /// The stripes of every policy's counters: the owned ones, then the shared ones.
+  static let count = ownedCount + sharedCount
 
   /// The thread-specific key that holds each thread's stripe, found once (a static's lazy
   /// initialization costs a call at each use) and kept by the counters that use it.
@@ -40,19 +41,25 @@ enum MetricsStripe {
     }
   }
 
-  /// The current thread's stripe, held under `key`: below ``ownedCount`` when the thread
-  /// owns it.
+  /// The current thread's stripe, held under `key`, and whether the thread owns it.
   @inline(__always)
-  static func current(_ key: Key) -> Int {
+  static func current(_ key: Key) -> (stripe: Int, isOwned: Bool) {
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-      if let value = pthread_getspecific(key.raw) {
-        // The value is the stripe plus one: never null once set.
-        return Int(bitPattern: value) &- 1
-      }
-      return ThreadSlots.claim(key.raw)
+      // The value is the stripe times two, plus one for an owned stripe, plus one: never
+      // null once set.
+      let code =
+        pthread_getspecific(key.raw).map { Int(bitPattern: $0) &- 1 }
+        ?? ThreadSlots.claim(key.raw)
+      return (code &>> 1, code & 1 == 1)
     #else
-      return sharedStripe
+      return (ownedCount, false)
     #endif
+  }
+
+  /// A shared stripe for a thread that owns none, by its handle.
+  static func sharedStripe() -> Int {
+    let mixed = platformThreadIdentity() &* 0x9E37_79B9_7F4A_7C15
+    return ownedCount + Int(truncatingIfNeeded: mixed >> 32) % sharedCount
   }
 }
 
@@ -63,8 +70,9 @@ enum MetricsStripe {
     /// Bit `i` is set while stripe `i` has no owner.
     static let free = Atomic<UInt64>((1 << UInt64(MetricsStripe.ownedCount)) - 1)
 
-    /// The key of the thread-specific value holding the thread's stripe plus one; its
-    /// destructor frees an owned stripe when the thread ends.
+    /// The key of the thread-specific value holding the thread's stripe (see
+    /// ``MetricsStripe/current(_:)``); its destructor frees an owned stripe when the thread
+    /// ends.
     static let key: pthread_key_t = {
       var key = pthread_key_t()
       let created = pthread_key_create(&key, releaseStripe)
@@ -73,30 +81,29 @@ enum MetricsStripe {
       return key
     }()
 
-    /// Claims a free owned stripe for the current thread, or the shared stripe when none is
-    /// free, and keeps it in the thread's value of `key`.
+    /// Claims a free owned stripe for the current thread, or a shared stripe when none is
+    /// free, keeps it in the thread's value of `key`, and returns its code (the stripe times
+    /// two, plus one when owned).
     @inline(never)
     static func claim(_ key: pthread_key_t) -> Int {
-      var stripe = MetricsStripe.sharedStripe
+      var code = MetricsStripe.sharedStripe() &<< 1
       var slots = free.load(ordering: .relaxed)
       while slots != 0 {
         let lowest = slots & (0 &- slots)
         let (exchanged, original) = free.compareExchange(
           expected: slots, desired: slots & ~lowest, ordering: .acquiring)
         if exchanged {
-          stripe = lowest.trailingZeroBitCount
+          code = lowest.trailingZeroBitCount &<< 1 | 1
           break
         }
         slots = original
       }
-      if pthread_setspecific(key, UnsafeRawPointer(bitPattern: stripe &+ 1)) != 0,
-        stripe != MetricsStripe.sharedStripe
-      {
-        // Not kept, so never given back: give it back now, use the shared stripe.
-        free.bitwiseOr(1 << UInt64(stripe), ordering: .releasing)
-        return MetricsStripe.sharedStripe
+      if pthread_setspecific(key, UnsafeRawPointer(bitPattern: code &+ 1)) != 0 {
+        // Not kept, so never given back: give it back now, use a shared stripe.
+        giveBack(code)
+        return MetricsStripe.sharedStripe() &<< 1
       }
-      return stripe
+      return code
     }
   }
 
@@ -112,8 +119,10 @@ enum MetricsStripe {
     }
   #endif
 
-  /// Frees `stripe` if it is an owned one.
-  private func giveBack(_ stripe: Int) {
+  /// Frees the stripe of `code` if it is an owned one.
+  private func giveBack(_ code: Int) {
+    guard code & 1 == 1 else { return }
+    let stripe = code &>> 1
     guard stripe >= 0, stripe < MetricsStripe.ownedCount else { return }
     ThreadSlots.free.bitwiseOr(1 << UInt64(stripe), ordering: .releasing)
   }

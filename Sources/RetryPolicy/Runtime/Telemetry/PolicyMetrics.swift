@@ -222,9 +222,8 @@ package struct PolicyCounters: @unchecked Sendable {
   /// The current thread's stripe.
   @inline(__always)
   private var stripe: Stripe {
-    let index = MetricsStripe.current(stripeKey)
-    return Stripe(
-      cells: cells + index &* Offset.stride, isOwned: index < MetricsStripe.ownedCount)
+    let (index, isOwned) = MetricsStripe.current(stripeKey)
+    return Stripe(cells: cells + index &* Offset.stride, isOwned: isOwned)
   }
 
   /// An attempt of the policy starts (the operation is about to be called).

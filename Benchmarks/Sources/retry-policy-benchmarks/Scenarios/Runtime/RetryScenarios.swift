@@ -70,6 +70,12 @@ enum ImmediateRetryScenario {
           blackHole(try await retryLoop(times: 2) { try await operation() })
         }
       },
+      Variant("the same with the RetryContext push (the floor)") { iterations in
+        for _ in 0..<iterations {
+          operation.reset(failures: 2)
+          blackHole(try await retryLoopInContext(times: 2) { try await operation() })
+        }
+      },
     ]
     do {
       let policy = try compile(policy: policyText)
@@ -84,10 +90,11 @@ enum ImmediateRetryScenario {
       benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
     }
     let measurements = await benchmark.compare(name, variants) + [nil]
+    reportAgainstFloor(benchmark, scenario: name, floor: measurements[2], run: measurements[3])
     reportPerRetry(
       benchmark, scenario: name,
       target: "per retry under 'retry N immediately' ≤ 100 ns beyond throwing", limit: 100,
-      baseline: measurements[0], loop: measurements[1], run: measurements[2])
+      baseline: measurements[0], loop: measurements[1], run: measurements[3])
   }
 }
 
@@ -118,6 +125,15 @@ enum JitteredRetryScenario {
             ) { try await operation() })
         }
       },
+      Variant("the same with the RetryContext push (the floor)") { iterations in
+        for _ in 0..<iterations {
+          operation.reset(failures: 2)
+          blackHole(
+            try await retryLoopInContext(
+              times: 2, backoff: .seconds(1), jitter: 0.1, clock: loopClock, random: &random
+            ) { try await operation() })
+        }
+      },
     ]
     do {
       let policy = try compile(policy: policyText)
@@ -134,9 +150,71 @@ enum JitteredRetryScenario {
       benchmark.skip(name, "policy.run", because: "compile(policy:) throws: \(error)")
     }
     let measurements = await benchmark.compare(name, variants) + [nil]
+    reportAgainstFloor(benchmark, scenario: name, floor: measurements[2], run: measurements[3])
     reportPerRetry(
       benchmark, scenario: name,
       target: "a retry decision with delay and jitter on an instant clock ≤ 200 ns", limit: 200,
-      baseline: measurements[0], loop: measurements[1], run: measurements[2])
+      baseline: measurements[0], loop: measurements[1], run: measurements[3])
+  }
+}
+
+/// Adds a remark on `policy.run` against the hand-written loop that sets
+/// `RetryContext.current` around each attempt, as contract §15 makes every run do: the part of
+/// a run's cost that the driver itself adds.
+func reportAgainstFloor(
+  _ benchmark: Benchmark, scenario: String, floor: Measurement?, run: Measurement?
+) {
+  guard let floor, let run else { return }
+  let ratio = run.nanosecondsPerOperation / Swift.max(floor.nanosecondsPerOperation, 1e-9)
+  benchmark.addRemark(
+    "\(scenario): policy.run costs \(Format.ratio(ratio)) the hand-written loop with the "
+      + "RetryContext push")
+}
+
+/// ``retryLoop(times:operation:)`` with `RetryContext.current` set around each attempt, as a
+/// run sets it (contract §15): the floor of a retry under the contract.
+func retryLoopInContext<T>(
+  times retries: Int, isolation: isolated (any Actor)? = #isolation,
+  operation: () async throws -> T
+) async throws -> T {
+  var attempt = 0
+  while true {
+    do {
+      return try await RetryContext.$current.withValue(
+        RetryContext(policy: "anonymous", attempt: attempt + 1), operation: operation,
+        isolation: isolation)
+    } catch {
+      if error is CancellationError || attempt >= retries { throw error }
+      attempt += 1
+    }
+  }
+}
+
+/// The jittered ``retryLoop(times:backoff:multiplier:jitter:clock:random:operation:)`` with
+/// `RetryContext.current` set around each attempt (contract §15).
+func retryLoopInContext<T, C: Clock>(
+  times retries: Int,
+  backoff initial: Duration,
+  multiplier: Double = 2,
+  jitter fraction: Double,
+  clock: C,
+  random: inout some RandomNumberGenerator,
+  isolation: isolated (any Actor)? = #isolation,
+  operation: () async throws -> T
+) async throws -> T where C.Duration == Duration {
+  var attempt = 0
+  var delay = initial
+  while true {
+    do {
+      return try await RetryContext.$current.withValue(
+        RetryContext(policy: "anonymous", attempt: attempt + 1), operation: operation,
+        isolation: isolation)
+    } catch {
+      if error is CancellationError || attempt >= retries { throw error }
+      attempt += 1
+      let factor = Double.random(in: (1 - fraction)...(1 + fraction), using: &random)
+      try await clock.sleep(until: clock.now.advanced(by: delay * factor), tolerance: nil)
+      delay = delay * multiplier
+    }
   }
 }

@@ -16,7 +16,7 @@ import Synchronization
 /// With `limit adaptive`, the limit follows the latency of the attempts (see the grammar
 /// reference: a gradient controller on their 90th percentile, with a calibration of the
 /// unloaded latency after the first window and every 30 s); it is measured on the limiter's
-/// clock, the system's continuous clock unless ``init(clock:)`` gives another. While fewer
+/// clock, the system's monotonic clock unless ``init(clock:)`` gives another. While fewer
 /// than 512 attempts ask in 100 ms, every attempt is timed; past that, one in a power of two
 /// (at most one in 64), so that 256 or more are timed each 100 ms
 /// (the controller keeps 256 samples a window): the stride is set again each 100 ms from the
@@ -66,7 +66,12 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   /// For `limit N` without `queue`: the error of a refused first attempt, boxed once (a
   /// refusal then throws it without an allocation); set with `countedLimit`.
   private(set) var countedRefusal: any Error = LimitExceededError(limit: 0)
-  private let clock: CircuitBreakerClock
+  /// The clock latency is measured on: a host's (a test's manual clock, a simulation's
+  /// virtual time), or nil for the system's monotonic clock, read in whole nanoseconds since
+  /// `origin` (no `Duration` to convert).
+  private let hostClock: CircuitBreakerClock?
+  /// When the limiter was made on the system's monotonic clock.
+  private let origin: Int64
   private var machine: ConcurrencyLimitStateMachine?
   private var controller: AdaptiveLimitController?
   /// Waiters that wait for their ticket, by ticket.
@@ -114,21 +119,29 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     case refused(limit: Int)
   }
 
-  /// Creates a limiter on the system's continuous clock.
+  /// Creates a limiter that measures latency on the system's monotonic clock.
   public init() {
-    clock = CircuitBreakerClock(clock: ContinuousClock())
+    if let now = platformMonotonicNanoseconds() {
+      hostClock = nil
+      origin = now
+    } else {
+      hostClock = CircuitBreakerClock(clock: ContinuousClock())
+      origin = 0
+    }
     (counted, control) = Self.makeCount()
   }
 
   /// Creates a limiter that measures latency on `clock` (a test's manual clock).
   public init(clock: some Clock<Duration>) {
-    self.clock = CircuitBreakerClock(clock: clock)
+    hostClock = CircuitBreakerClock(clock: clock)
+    origin = 0
     (counted, control) = Self.makeCount()
   }
 
   /// Creates a limiter that reads the time from `now`: a simulation's virtual time.
   package init(reading now: @escaping @Sendable () -> Duration) {
-    clock = CircuitBreakerClock(reading: now)
+    hostClock = CircuitBreakerClock(reading: now)
+    origin = 0
     (counted, control) = Self.makeCount()
   }
 
@@ -228,7 +241,7 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
     guard before & Self.lowBits < limit || Self.retakeAdaptive(counted, limit: limit) else {
       return .refused(limit: limit)
     }
-    return .admitted(Permit(start: Self.isTimed(before, control) ? clock.now() : Permit.untimed))
+    return .admitted(Permit(start: Self.isTimed(before, control) ? now() : Permit.untimed))
   }
 
   /// The limit of `limit N` without `queue` this limiter counts for a policy with `policy`,
@@ -337,7 +350,16 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   /// The start of an adaptive attempt that is timed: now on the limiter's clock.
   @usableFromInline
   func timedStart() -> Int64 {
-    clock.now()
+    now()
+  }
+
+  /// Now, in nanoseconds on the limiter's clock (never negative).
+  private func now() -> Int64 {
+    guard let hostClock else {
+      let elapsed = (platformMonotonicNanoseconds() ?? origin) &- origin
+      return elapsed > 0 ? elapsed : 0
+    }
+    return hostClock.now()
   }
 
   /// The error that refuses an attempt under an adaptive limit of `limit`: boxed once for
@@ -357,7 +379,7 @@ public final class ConcurrencyLimiter: @unchecked Sendable {
   @usableFromInline
   @discardableResult
   func record(start: Int64, inFlight: Int) -> Int? {
-    let end = clock.now()
+    let end = now()
     lock.lock()
     // In place: the controller's samples are never copied.
     let change = controller?.record(start: start, end: end, inFlight: inFlight)

@@ -22,6 +22,9 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
     /// The policy, which keeps its rules' storage alive.
     let policy: CompiledPolicy
     let value: Value
+    /// A plain value the object gave when it was kept (``keep(_:for:payload:)``), read
+    /// without retaining the object.
+    let payload: Int
   }
 
   /// The plain fields of an entry's policy: the address of its rules' storage, and every
@@ -72,9 +75,20 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
     return nil
   }
 
-  /// Keeps `value` as the object of `policy` in the first empty slot, unless another slot
-  /// holds `policy` first; returns the object kept (`value` when no slot is free).
-  func keep(_ value: Value, for policy: borrowing CompiledPolicy) -> Value {
+  /// The payload kept with the object of `policy` when a slot holds it: nothing is retained.
+  func payload(for policy: borrowing CompiledPolicy) -> Int? {
+    let rules = Self.address(of: policy)
+    for index in 0..<Self.slotCount {
+      guard let entry = entry(at: index) else { return nil }
+      if Self.holds(entry, policy, rules: rules) { return entry.pointee.payload }
+    }
+    return nil
+  }
+
+  /// Keeps `value` as the object of `policy` in the first empty slot, with `payload` (a plain
+  /// value that the object keeps valid), unless another slot holds `policy` first; returns
+  /// the object kept (`value` when no slot is free).
+  func keep(_ value: Value, for policy: borrowing CompiledPolicy, payload: Int = 0) -> Value {
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return value }
@@ -85,7 +99,8 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
         continue
       }
       let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
-      made.initialize(to: Entry(key: Key(policy), policy: copy policy, value: value))
+      made.initialize(
+        to: Entry(key: Key(policy), policy: copy policy, value: value, payload: payload))
       let (stored, original) = slots.claim(index, for: UnsafeRawPointer(made))
       if stored { return value }
       // Another value took the slot first: `made` was never seen by another task.
