@@ -35,6 +35,10 @@ package struct RetryRun: Sendable {
   /// `retry N …`) asks none: each flag is set when the policy has the clause, whether or not
   /// the run found its shared object (the checks of the objects themselves stay).
   private let stages: Stages
+  /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
+  ///
+  /// One byte beside the flags, wrapping at 256, a multiple of the interval.
+  private var retriesWithoutSuspending: UInt8 = 0
   /// The throttle, rate and limit each attempt asks after the breaker, when the policy has
   /// them.
   var shedding: RunShedding?
@@ -47,8 +51,6 @@ package struct RetryRun: Sendable {
   /// The error of the last failed attempt, while a retry is scheduled: what the run throws
   /// when the retry's attempt cannot start.
   private(set) var pendingError: (any Error)?
-  /// Retries in a row that neither waited nor ran a hook: every ``yieldInterval``-th yields.
-  private var retriesWithoutSuspending = 0
   /// The time actually spent waiting the policy's delays (saturating).
   package internal(set) var totalDelay: Duration = .zeroInline
   /// Why this run may make no retry, when it may not (RetryPolicyHTTP's `notIdempotent`: a
@@ -340,7 +342,7 @@ package struct RetryRun: Sendable {
       if stages.keepsPendingError { pendingError = error }
       guard delay.isPositive || hook != nil else {
         retriesWithoutSuspending &+= 1
-        guard retriesWithoutSuspending % Self.yieldInterval == 0 else { return nil }
+        guard Int(retriesWithoutSuspending) % Self.yieldInterval == 0 else { return nil }
         if isRecording { recorder?.willWait() }
         return RetryWait(delay: delay, hook: nil)
       }

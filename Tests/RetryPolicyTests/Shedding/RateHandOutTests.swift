@@ -176,5 +176,6 @@ struct RateHandOutTests {
     #expect(throttled.rateTokensAtHand(in: environment) == nil)
     let hosted = RetryEnvironment(registry: RetryStateRegistry())
     #expect(policy.rateTokensAtHand(in: hosted) == nil)
+    #expect(policy.rateTokensAtHand(in: RetryEnvironment(clock: ManualClock())) == nil)
   }
 }

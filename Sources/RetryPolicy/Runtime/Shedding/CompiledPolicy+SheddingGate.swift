@@ -37,7 +37,8 @@ extension CompiledPolicy {
 
   /// The tokens of `rate` handed out ahead, for a run in `environment` of a policy whose only
   /// stage before an attempt is `rate` (no `within`, `throttle`, `limit`, `budget` or
-  /// `breaker`), with the process-wide registry, once its gate is kept; nil for any other run.
+  /// `breaker`), on the continuous clock with the process-wide registry, once its gate is
+  /// kept; nil for any other run (a run on a test's clock reads it for every token).
   ///
   /// `run` takes one for the first attempt, as it takes the slot of `limit N` alone
   /// (``countedLimitSlot(in:)``): one atomic step, found without a lock and without retaining
@@ -46,7 +47,8 @@ extension CompiledPolicy {
   @usableFromInline
   package func rateTokensAtHand(in environment: borrowing RetryEnvironment) -> RateTokensAtHand? {
     guard rate != nil, deadline == nil, throttle == nil, limit == nil, budgetRatio == nil,
-      breaker == nil, environment.registry === RetryStateRegistry.processWide,
+      breaker == nil, environment.isContinuousClock,
+      environment.registry === RetryStateRegistry.processWide,
       let address = Self.processWideGates.payload(for: self),
       let count = UnsafeMutablePointer<Atomic<Int>>(bitPattern: address)
     else { return nil }
