@@ -6,7 +6,7 @@ import Synchronization
 /// The stripe of every ``PolicyMetrics``' counters that the current thread writes.
 ///
 /// The first ``ownedCount`` threads that record (two more than the processor count, at most
-/// 60) each own a stripe for their whole life: no other thread writes it, so an addition
+/// 16, which bounds each policy's counters at 20 stripes on any host) each own a stripe for their whole life: no other thread writes it, so an addition
 /// there is a plain load and store of the cell (a relaxed atomic load and store, which readers
 /// may read at any time), not a locked read-modify-write, which costs several times as much
 /// and is most of what recording costs. A thread that ends gives its stripe back (a
@@ -16,9 +16,9 @@ import Synchronization
 /// ``sharedCount`` shared stripes, chosen by its thread handle. The thread's stripe is kept in
 /// a POSIX thread-specific value; where there is none, every thread uses a shared stripe.
 enum MetricsStripe {
-  /// The stripes that threads own, one each: two more than the processors, at most 60.
+  /// The stripes that threads own, one each: two more than the processors, at most 16.
   static let ownedCount = Swift.min(
-    Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1) + 2, 60)
+    Swift.max(ProcessInfo.processInfo.activeProcessorCount, 1) + 2, 16)
   /// The stripes the threads that own none share.
   static let sharedCount = 4
   /// The stripes of every policy's counters: the owned ones, then the shared ones.
