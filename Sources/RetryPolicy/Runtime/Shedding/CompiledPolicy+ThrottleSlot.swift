@@ -21,7 +21,7 @@ extension CompiledPolicy {
   package func admitFirstThrottled(
     in environment: borrowing RetryEnvironment
   ) throws -> ThrottleSlot? {
-    guard let clause = throttle, let slot = throttleSlot(in: environment) else { return nil }
+    guard let clause = throttle, var slot = throttleSlot(in: environment) else { return nil }
     try slot.admitFirst(in: environment, clause: clause)
     return slot
   }
@@ -49,6 +49,9 @@ package struct ThrottleSlot {
   /// Where the throttle's system clock counts from.
   let origin: Int64
   let throttle: Unmanaged<AdaptiveThrottle>
+  /// When the first attempt was asked for (``admitFirst(in:clause:)``), in nanoseconds since
+  /// `origin`: its accept is counted at that time.
+  var askedAt: Int64 = 0
 
   /// The slot of `throttle`, which reads the system's clock from `origin`.
   init(_ throttle: AdaptiveThrottle, origin: Int64) {
@@ -61,8 +64,11 @@ package struct ThrottleSlot {
   /// source as the driver draws (``AdaptiveThrottle/decide(_:drawingFrom:)``) when the
   /// refusal probability is above 0.
   @inline(__always)
-  func admitFirst(in environment: borrowing RetryEnvironment, clause: ThrottlePolicy) throws {
+  mutating func admitFirst(
+    in environment: borrowing RetryEnvironment, clause: ThrottlePolicy
+  ) throws {
     let now = CircuitBreakerClock.systemNanoseconds(since: origin)
+    askedAt = now
     let probability =
       counts.request(now: now, factor: clause.factor)
       ?? throttle.takeUnretainedValue().countRequest(policy: clause)
@@ -77,8 +83,9 @@ package struct ThrottleSlot {
   /// Counts the accept of a first attempt that succeeded.
   @usableFromInline
   package func recordAccept() {
-    let now = CircuitBreakerClock.systemNanoseconds(since: origin)
-    if counts.accept(now: now) { return }
+    // At the request's time, which counts in the current bucket (a later bucket that another
+    // run began included): no second reading of the clock.
+    if counts.accept(now: askedAt) { return }
     throttle.takeUnretainedValue().recordAccept()
   }
 }
