@@ -138,9 +138,9 @@ final class ProcessWideThrottles: @unchecked Sendable {
 
   /// The slot of `policy`, whose only stage is `throttle` `clause`, when an entry holds it.
   func slot(for policy: borrowing CompiledPolicy, clause: ThrottlePolicy) -> ThrottleSlot? {
-    let rules = Self.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<SetOnceSlots.count {
-      guard let entry = entry(at: index) else { return nil }
+      guard let entry = slots.entry(index, as: Entry.self) else { return nil }
       if Self.holds(entry, policy, rules: rules, clause: clause) { return entry.pointee.slot }
     }
     return nil
@@ -157,24 +157,18 @@ final class ProcessWideThrottles: @unchecked Sendable {
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return made }
-    let rules = Self.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<SetOnceSlots.count {
-      if let entry = entry(at: index) {
+      if let entry = slots.entry(index, as: Entry.self) {
         if Self.holds(entry, policy, rules: rules, clause: clause) { return entry.pointee.slot }
         continue
       }
-      let memory = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
-      memory.initialize(
-        to: Entry(
+      let (isOwn, kept) = slots.publish(
+        Entry(
           rules: rules, ruleCount: policy.rules.count, hasName: policy.name != nil,
           attemptTimeout: policy.attemptTimeout, hedge: policy.hedge, clause: clause, slot: made,
-          policy: copy policy, throttle: throttle))
-      let (stored, original) = slots.claim(index, for: UnsafeRawPointer(memory))
-      let kept = original.map(Self.entry(at:))
-      if stored { return made }
-      // Another value took the slot first: `memory` was never seen by another task.
-      memory.deinitialize(count: 1)
-      memory.deallocate()
+          policy: copy policy, throttle: throttle), at: index)
+      if isOwn { return made }
       if let kept, Self.holds(kept, policy, rules: rules, clause: clause) {
         return kept.pointee.slot
       }
@@ -182,18 +176,4 @@ final class ProcessWideThrottles: @unchecked Sendable {
     return made
   }
 
-  /// The entry in slot `index`, when it is set.
-  private func entry(at index: Int) -> UnsafeMutablePointer<Entry>? {
-    slots.load(index).map(Self.entry(at:))
-  }
-
-  /// The entry at `address`, which a slot holds.
-  private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
-    UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
-  }
-
-  /// The address of the storage of `policy`'s rules.
-  private static func address(of policy: borrowing CompiledPolicy) -> UnsafeRawPointer? {
-    policy.rules.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-  }
 }

@@ -122,9 +122,9 @@ final class ProcessWideAdaptiveLimits: @unchecked Sendable {
   func slot(for policy: borrowing CompiledPolicy, minimum: Int, maximum: Int)
     -> AdaptiveLimitSlot?
   {
-    let rules = RecentPolicyStates<ConcurrencyLimiter>.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<SetOnceSlots.count {
-      guard let entry = entry(at: index) else { return nil }
+      guard let entry = slots.entry(index, as: Entry.self) else { return nil }
       if Self.holds(entry, policy, rules: rules, minimum: minimum, maximum: maximum) {
         return entry.pointee.key.slot
       }
@@ -140,43 +140,28 @@ final class ProcessWideAdaptiveLimits: @unchecked Sendable {
     maximum: Int
   ) -> AdaptiveLimitSlot {
     guard policy == policy else { return AdaptiveLimitSlot(of: limiter) }
-    let rules = RecentPolicyStates<ConcurrencyLimiter>.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<SetOnceSlots.count {
-      if let entry = entry(at: index) {
+      if let entry = slots.entry(index, as: Entry.self) {
         if Self.holds(entry, policy, rules: rules, minimum: minimum, maximum: maximum) {
           return entry.pointee.key.slot
         }
         continue
       }
-      let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
       let key = Key(
         rules: rules, ruleCount: policy.rules.count, hasName: policy.name != nil,
         attemptTimeout: policy.attemptTimeout, hedge: policy.hedge, minimum: minimum,
         maximum: maximum, slot: AdaptiveLimitSlot(of: limiter))
-      made.initialize(to: Entry(key: key, policy: copy policy, limiter: limiter))
-      let (stored, original) = slots.claim(index, for: UnsafeRawPointer(made))
-      if stored { return key.slot }
-      // Another value took the slot first: `made` was never seen by another task.
-      made.deinitialize(count: 1)
-      made.deallocate()
-      if let kept = original.map(Self.entry(at:)),
-        Self.holds(kept, policy, rules: rules, minimum: minimum, maximum: maximum)
-      {
+      let (isOwn, kept) = slots.publish(
+        Entry(key: key, policy: copy policy, limiter: limiter), at: index)
+      if isOwn { return key.slot }
+      if let kept, Self.holds(kept, policy, rules: rules, minimum: minimum, maximum: maximum) {
         return kept.pointee.key.slot
       }
     }
     return AdaptiveLimitSlot(of: limiter)
   }
 
-  /// The entry in slot `index`, when it is set.
-  private func entry(at index: Int) -> UnsafeMutablePointer<Entry>? {
-    slots.load(index).map(Self.entry(at:))
-  }
-
-  /// The entry at `address`, which a slot holds.
-  private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
-    UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
-  }
 }
 
 extension CompiledPolicy {

@@ -134,9 +134,9 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
   /// The slot of `policy`, whose `limit` clause is `limit N` without `queue`, when an entry
   /// holds it.
   func slot(for policy: borrowing CompiledPolicy, limit: Int) -> CountedLimitSlot? {
-    let rules = Self.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<Self.slotCount {
-      guard let entry = entry(at: index) else { return nil }
+      guard let entry = slots.entry(index, as: Entry.self) else { return nil }
       if Self.holds(entry, policy, rules: rules, limit: limit) { return entry.pointee.key.slot }
     }
     return nil
@@ -151,24 +151,19 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return limiter }
-    let rules = Self.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<Self.slotCount {
-      if let entry = entry(at: index) {
+      if let entry = slots.entry(index, as: Entry.self) {
         if Self.holds(entry, policy, rules: rules, limit: limit) { return entry.pointee.limiter }
         continue
       }
-      let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
       let key = Key(
         rules: rules, ruleCount: policy.rules.count, hasName: policy.name != nil,
         attemptTimeout: policy.attemptTimeout, hedge: policy.hedge, limit: limit,
         count: limiter.counted, limiter: Unmanaged.passUnretained(limiter))
-      made.initialize(to: Entry(key: key, policy: copy policy, limiter: limiter))
-      let (stored, original) = slots.claim(index, for: UnsafeRawPointer(made))
-      let kept = original.map(Self.entry(at:))
-      if stored { return limiter }
-      // Another value took the slot first: `made` was never seen by another task.
-      made.deinitialize(count: 1)
-      made.deallocate()
+      let (isOwn, kept) = slots.publish(
+        Entry(key: key, policy: copy policy, limiter: limiter), at: index)
+      if isOwn { return limiter }
       if let kept, Self.holds(kept, policy, rules: rules, limit: limit) {
         return kept.pointee.limiter
       }
@@ -176,18 +171,4 @@ final class ProcessWideCountedLimits: @unchecked Sendable {
     return limiter
   }
 
-  /// The entry in slot `index`, when it is set.
-  private func entry(at index: Int) -> UnsafeMutablePointer<Entry>? {
-    slots.load(index).map(Self.entry(at:))
-  }
-
-  /// The entry at `address`, which a slot holds.
-  private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
-    UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
-  }
-
-  /// The address of the storage of `policy`'s rules.
-  private static func address(of policy: borrowing CompiledPolicy) -> UnsafeRawPointer? {
-    policy.rules.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-  }
 }

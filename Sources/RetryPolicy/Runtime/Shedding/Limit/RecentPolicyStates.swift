@@ -43,7 +43,7 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
     let rate: RatePolicy?
 
     init(_ policy: borrowing CompiledPolicy) {
-      rules = RecentPolicyStates.address(of: policy)
+      rules = policy.rulesAddress
       ruleCount = policy.rules.count
       hasName = policy.name != nil
       deadline = policy.deadline
@@ -67,9 +67,9 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
 
   /// The object of `policy` when a slot holds it.
   func value(for policy: borrowing CompiledPolicy) -> Value? {
-    let rules = Self.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<Self.slotCount {
-      guard let entry = entry(at: index) else { return nil }
+      guard let entry = slots.entry(index, as: Entry.self) else { return nil }
       if Self.holds(entry, policy, rules: rules) { return entry.pointee.value }
     }
     return nil
@@ -77,9 +77,9 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
 
   /// The payload kept with the object of `policy` when a slot holds it: nothing is retained.
   func payload(for policy: borrowing CompiledPolicy) -> Int? {
-    let rules = Self.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<Self.slotCount {
-      guard let entry = entry(at: index) else { return nil }
+      guard let entry = slots.entry(index, as: Entry.self) else { return nil }
       if Self.holds(entry, policy, rules: rules) { return entry.pointee.payload }
     }
     return nil
@@ -92,21 +92,16 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
     // A value that is not equal to itself (a NaN set through a public property) would never
     // be found again: it takes no slot.
     guard policy == policy else { return value }
-    let rules = Self.address(of: policy)
+    let rules = policy.rulesAddress
     for index in 0..<Self.slotCount {
-      if let entry = entry(at: index) {
+      if let entry = slots.entry(index, as: Entry.self) {
         if Self.holds(entry, policy, rules: rules) { return entry.pointee.value }
         continue
       }
-      let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
-      made.initialize(
-        to: Entry(key: Key(policy), policy: copy policy, value: value, payload: payload))
-      let (stored, original) = slots.claim(index, for: UnsafeRawPointer(made))
-      if stored { return value }
-      // Another value took the slot first: `made` was never seen by another task.
-      made.deinitialize(count: 1)
-      made.deallocate()
-      if let kept = original.map(Self.entry(at:)), Self.holds(kept, policy, rules: rules) {
+      let (isOwn, kept) = slots.publish(
+        Entry(key: Key(policy), policy: copy policy, value: value, payload: payload), at: index)
+      if isOwn { return value }
+      if let kept, Self.holds(kept, policy, rules: rules) {
         return kept.pointee.value
       }
     }
@@ -131,21 +126,6 @@ final class RecentPolicyStates<Value: AnyObject & Sendable>: @unchecked Sendable
       return isSameValue(entry.pointee.policy, policy)
     }
     return !key.hasName || entry.pointee.policy.name == policy.name
-  }
-
-  /// The entry in slot `index`, when it is set.
-  private func entry(at index: Int) -> UnsafeMutablePointer<Entry>? {
-    slots.load(index).map(Self.entry(at:))
-  }
-
-  /// The entry at `address`, which a slot holds.
-  private static func entry(at address: UnsafeRawPointer) -> UnsafeMutablePointer<Entry> {
-    UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Entry.self))
-  }
-
-  /// The address of the storage of `policy`'s rules.
-  static func address(of policy: borrowing CompiledPolicy) -> UnsafeRawPointer? {
-    policy.rules.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
   }
 
   /// Whether two policy values are equal (`==`), with the rules compared by their storage

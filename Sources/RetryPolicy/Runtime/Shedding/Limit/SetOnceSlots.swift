@@ -41,3 +41,39 @@ struct SetOnceSlots: ~Copyable, @unchecked Sendable {
     slots[index].compareExchange(expected: nil, desired: address, ordering: .acquiringAndReleasing)
   }
 }
+
+extension SetOnceSlots {
+  /// The entry of type `Entry` whose address slot `index` holds, or nil while it is empty.
+  @inline(__always)
+  func entry<Entry>(_ index: Int, as type: Entry.Type) -> UnsafeMutablePointer<Entry>? {
+    load(index).map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Entry.self)) }
+  }
+
+  /// Publishes `entry` in slot `index` when the slot is empty.
+  ///
+  /// The entry is kept in memory of its own that is never freed. Returns whether it was
+  /// published, and the entry the slot holds (nil only if the slot stayed empty, which a
+  /// failed claim never leaves). An entry that lost the slot to another task's was never seen
+  /// by another task, and is freed.
+  func publish<Entry>(
+    _ entry: consuming Entry, at index: Int
+  ) -> (isOwn: Bool, entry: UnsafeMutablePointer<Entry>?) {
+    let made = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
+    made.initialize(to: entry)
+    let (stored, original) = claim(index, for: UnsafeRawPointer(made))
+    if stored { return (true, made) }
+    made.deinitialize(count: 1)
+    made.deallocate()
+    return (
+      false, original.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: Entry.self)) }
+    )
+  }
+}
+
+extension CompiledPolicy {
+  /// The address of the storage of the policy's rules, which the lock-free tables of the
+  /// process-wide state compare first: a copy of a policy shares it.
+  var rulesAddress: UnsafeRawPointer? {
+    rules.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+  }
+}
